@@ -1,0 +1,63 @@
+"""The data every stage passes on: spans, findings of rules, and diagnostics for reporters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source range: lines are 1-based, columns 0-based character offsets (end exclusive)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace `span` of the original file (of one cell for notebooks) by `text`."""
+
+    span: Span
+    text: str
+    cell: int | None = None
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding, located in the file the user sees (a cell of a notebook: `cell` is 1-based).
+
+    `fix` is None when the rule has no automatic fix for this finding, else a short
+    description of what the fix does.
+    """
+
+    code: str
+    name: str
+    message: str
+    path: str
+    span: Span
+    cell: int | None = None
+    severity: str = "error"
+    fix: str | None = None
+    source_line: str = ""
+    url: str = ""
+
+    @property
+    def fixable(self) -> bool:
+        return self.fix is not None
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.cell or 0, self.span, self.code)
+
+
+@dataclass
+class FileResult:
+    """What checking (or fixing) one file produced. `error` is a one-line message."""
+
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: str | None = None
+    fixed: list[Diagnostic] = field(default_factory=list)
+    fix_failures: list[str] = field(default_factory=list)
+    diff: str = ""

@@ -1,0 +1,65 @@
+"""What a fix does, as data: statement moves, inserts, expression rewrites and wraps.
+
+Rules describe fixes with these operations, located by the exact start positions of ast nodes;
+`gradlint.transform` carries them out on a libcst tree, only when a fix is wanted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+Where = Literal["before", "after"]
+
+
+@dataclass(frozen=True)
+class Position:
+    """Start of an ast node: 1-based line, 0-based character column."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class MoveStatement:
+    statement: Position
+    anchor: Position
+    where: Where
+
+
+@dataclass(frozen=True)
+class InsertStatement:
+    code: str
+    anchor: Position
+    where: Where
+
+
+@dataclass(frozen=True)
+class ReplaceExpression:
+    expression: Position
+    code: str
+
+
+@dataclass(frozen=True)
+class WrapStatements:
+    """Put the statements first..last (one block) under `header` (e.g. `with ctx:`), with
+    `prelude` statements inserted just before the new compound statement."""
+
+    first: Position
+    last: Position
+    header: str
+    prelude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EnsureImport:
+    module: str
+
+
+Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport]
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    title: str
+    operations: tuple[Operation, ...]
