@@ -1,0 +1,735 @@
+"""Jupyter notebooks (`.ipynb`): code cells <-> one virtual Python module.
+
+The virtual module (`text`) is every analysed code cell's source, in notebook order, one after
+the other, so a training loop in cell 7 sees the optimizer created in cell 3. It keeps lines 1:1
+with the cells: virtual line N is exactly one line of one cell, and a position map gives
+(cell, line in cell) for each virtual line.
+
+What is left out of the virtual module (and so never reported on, never changed):
+
+* markdown, raw and other non-code cells;
+* a code cell whose first non-blank line is ``# gradlint: skip-cell``;
+* a code cell run by a cell magic other than ``%%time``, ``%%timeit`` and ``%%capture``
+  (``%%bash``, ``%%writefile``, ``%%html`` ... are not Python);
+* a code cell whose VS Code language (``metadata.vscode.languageId``) is not Python;
+* the whole notebook when its kernel is not Python (``metadata.language_info.name``, else
+  ``metadata.kernelspec.language``): the module is then empty, so an R or Julia notebook is
+  simply skipped, without an error (`skip_reason` says why).
+
+IPython syntax is masked, never parsed as Python and never changed. A masked line becomes
+``<indent>pass  # <the original line>`` in the virtual module: ``pass`` is a statement that is
+valid wherever the original line stood (also as the only line of an indented block), the
+comment keeps the line recognisable in excerpts and unique for the diff that `render` does.
+Masked: line magics (``%matplotlib inline``), cell magic lines (``%%time``), shell escapes
+(``!pip install -q torch``, ``files = !ls``, ``x = %sx ls``), help (``?model``, ``model??``),
+automagics that are not Python (``pip install x``, ``cd ..``), and the continuation lines of any
+of these that end with a backslash. Only lines that start a logical line are candidates (not
+lines inside brackets or triple-quoted strings). ``get_ipython()`` calls are plain Python and
+stay as they are.
+
+``%time stmt`` and ``%timeit [-n N -r R ...] stmt`` keep their statement analysable: the virtual
+line is the statement alone (``<indent>stmt``) and `locate` shifts columns back by the width of
+the magic; the line is protected all the same, a fix may not change it.
+
+`render` writes a fixed module back: it aligns the old and new virtual lines, gives every
+changed or inserted line to its cell, and splices the re-serialised ``source`` of the changed
+cells, and nothing else, into the original file text at the exact offsets of their JSON values.
+Outputs, metadata, execution counts, ids, key order, indentation and escapes everywhere else
+stay byte-identical. A changed source array is written in the file's own style: its existing
+layout (indentation, separators, line endings) is reused, unchanged lines keep their original
+JSON text (escapes included) and new strings are escaped the way the file escapes non-ASCII.
+A fix that changes a masked (or ``%time``) line, spans two cells, or moves code from one cell
+to another raises SourceError: the fixer drops such a fix.
+
+Lines inserted at a cell boundary belong to the cell before the boundary (a statement added
+after the last statement of cell 3 stays in cell 3); lines inserted before the first line of
+the module belong to the first analysed cell.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from gradlint.diagnostics import Edit, Span
+from gradlint.sources.document import Document, SourceError
+
+__all__ = ["NotebookDocument"]
+
+SKIP_CELL = re.compile(r"#\s*gradlint:\s*skip-cell\b")
+# Cell magics whose body is Python run as usual; any other cell magic skips the cell.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture"})
+# Line magics usable without the %, as IPython's automagic allows, when the line is not Python.
+AUTOMAGICS = frozenset(
+    """
+    alias alias_magic autoawait autocall automagic autoreload bookmark cat cd clear colors conda
+    config cp dhist dirs doctest_mode ed edit env gui history killbgscripts ldir less lf lk ll
+    load load_ext loadpy logoff logon logstart logstate logstop ls lsmagic lx macro magic mamba
+    man matplotlib micromamba mkdir more mv notebook page pastebin pdb pdef pdoc pfile pinfo
+    pinfo2 pip popd pprint precision prun psearch psource pushd pwd pycat pylab qtconsole
+    quickref recall rehashx reload_ext rep rerun reset reset_selective rm rmdir run save sc
+    set_env store sx system tb time timeit unalias unload_ext who who_ls whos xdel xmode
+    """.split()
+)
+
+_MASK = "pass  # "
+_PYTHON, _MASKED, _PROTECTED = 0, 1, 2
+
+# Lines as Python (and so ast and libcst) count them: \r\n, \r or \n end a line.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_INDENT = re.compile(r"[ \t\f]*")
+_ASSIGN_ESCAPE = re.compile(
+    r"(?:[A-Za-z_][\w.]*(?:\[[^\]=]*\])?\s*,\s*)*[A-Za-z_][\w.]*(?:\[[^\]=]*\])?\s*,?\s*=\s*[!%]"
+)
+_AUTOMAGIC = re.compile(r"([A-Za-z_]\w*)[ \t]+\S")
+_TIME_MAGIC = re.compile(r"%(?:time|timeit)(?:[ \t]+-(?:[nrp][ \t]*\d+|[tcqo]))*[ \t]+(?=\S)")
+_CELL_MAGIC = re.compile(r"%%([A-Za-z_]\w*)")
+_CODE_TOKEN = re.compile(r"""[#\\'"()\[\]{}]""")
+
+# JSON scanning: the file is valid JSON (json.loads said so) when these run.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_JSON_WS = re.compile(r"[ \t\n\r]*")
+_JSON_STRUCT = re.compile(r'["\[\]{}]')
+_JSON_SCALAR_END = re.compile(r"[,\]}\s]")
+_NON_ASCII_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u(?!00[0-7])[0-9a-fA-F]{4}")
+
+
+def _split_lines(text: str) -> list[str]:
+    return _LINE.findall(text)
+
+
+# --------------------------------------------------------------------------------------------
+# JSON offsets
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    return _JSON_WS.match(text, pos).end()
+
+
+def _value_end(text: str, pos: int) -> int:
+    """End offset of the JSON value starting at `pos`."""
+    char = text[pos]
+    if char == '"':
+        return _JSON_STRING.match(text, pos).end()
+    if char not in "[{":
+        match = _JSON_SCALAR_END.search(text, pos)
+        return match.start() if match else len(text)
+    depth = 0
+    while True:
+        match = _JSON_STRUCT.search(text, pos)
+        if match is None:
+            raise ValueError("unbalanced JSON")
+        pos = match.start()
+        char = text[pos]
+        if char == '"':
+            pos = _JSON_STRING.match(text, pos).end()
+            continue
+        depth += 1 if char in "[{" else -1
+        pos += 1
+        if depth == 0:
+            return pos
+
+
+def _members(text: str, pos: int):
+    """(key, value start, value end) of the JSON object starting at `pos`."""
+    pos = _skip_ws(text, pos + 1)
+    if text[pos] == "}":
+        return
+    while True:
+        key_end = _JSON_STRING.match(text, pos).end()
+        key = json.loads(text[pos:key_end])
+        pos = _skip_ws(text, key_end) + 1  # the colon
+        start = _skip_ws(text, pos)
+        end = _value_end(text, start)
+        yield key, start, end
+        pos = _skip_ws(text, end)
+        if text[pos] == "}":
+            return
+        pos = _skip_ws(text, pos + 1)
+
+
+def _elements(text: str, pos: int) -> list[tuple[int, int]]:
+    """(start, end) of each element of the JSON array starting at `pos`."""
+    spans = []
+    pos = _skip_ws(text, pos + 1)
+    if text[pos] == "]":
+        return spans
+    while True:
+        end = _value_end(text, pos)
+        spans.append((pos, end))
+        pos = _skip_ws(text, end)
+        if text[pos] == "]":
+            return spans
+        pos = _skip_ws(text, pos + 1)
+
+
+def _source_spans(text: str) -> list[tuple[int, int] | None]:
+    """For each cell, the (start, end) offsets of its `source` value in the file's text."""
+    start = _skip_ws(text, 0)
+    cells_at = None
+    for key, value_start, _ in _members(text, start):
+        if key == "cells":
+            cells_at = value_start  # the last one wins, as in json.loads
+    spans: list[tuple[int, int] | None] = []
+    for cell_start, _ in _elements(text, cells_at):
+        found = None
+        for key, value_start, value_end in _members(text, cell_start):
+            if key == "source":
+                found = (value_start, value_end)
+        spans.append(found)
+    return spans
+
+
+# --------------------------------------------------------------------------------------------
+# IPython syntax
+
+
+class _LogicalLines:
+    """Follows brackets, strings and backslash continuations across the lines of one cell, to
+    tell whether a line starts a logical line (only there can IPython syntax appear)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.triple: str | None = None
+        self.backslash = False
+
+    @property
+    def at_start(self) -> bool:
+        return self.depth == 0 and self.triple is None and not self.backslash
+
+    def feed(self, line: str) -> int:
+        """Advance over `line`; returns where its code ends (its comment, if any, starts)."""
+        body = line.rstrip("\r\n")
+        self.backslash = False
+        code_end = len(body)
+        pos = 0
+        quote: str | None = self.triple
+        while True:
+            if quote is not None:
+                pos = self._string_end(body, pos, quote)
+                if pos < 0:  # the string goes on past this line
+                    if len(quote) == 3:
+                        self.triple = quote
+                    elif body.endswith("\\"):
+                        self.backslash = True  # continued one-line string
+                    return code_end
+                quote = None
+                self.triple = None
+                continue
+            match = _CODE_TOKEN.search(body, pos)
+            if match is None:
+                return code_end
+            char = match.group()
+            pos = match.end()
+            if char == "#":
+                return match.start()
+            if char == "\\":
+                if pos >= len(body):
+                    self.backslash = True
+                    return code_end
+                pos += 1
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            else:
+                quote = char * 3 if body.startswith(char * 3, match.start()) else char
+                pos = match.start() + len(quote)
+
+    @staticmethod
+    def _string_end(body: str, pos: int, quote: str) -> int:
+        while True:
+            close = body.find(quote, pos)
+            escape = body.find("\\", pos)
+            if close < 0:
+                return -1
+            if 0 <= escape < close:
+                pos = escape + 2
+                continue
+            return close + len(quote)
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<ipython>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _classify(stripped: str, code_end: int | None) -> tuple[int, int]:
+    """(kind, column offset) of a line that starts a logical line (its indentation removed).
+
+    `code_end` is where its comment starts (None when the line was not scanned as Python)."""
+    first = stripped[:1]
+    if first == "%":
+        if not stripped.startswith("%%"):
+            match = _TIME_MAGIC.match(stripped)
+            if match and _compiles(stripped[match.end() :].rstrip("\r\n")):
+                return _PROTECTED, match.end()
+        return _MASKED, 0
+    if first in ("!", "?"):
+        return _MASKED, 0
+    if first and first not in "#\r\n" and _ASSIGN_ESCAPE.match(stripped):
+        return _MASKED, 0
+    if code_end is not None and stripped[:code_end].rstrip().endswith("?"):
+        return _MASKED, 0
+    match = _AUTOMAGIC.match(stripped)
+    if match and match.group(1) in AUTOMAGICS and not _compiles(stripped.rstrip("\r\n")):
+        return _MASKED, 0
+    return _PYTHON, 0
+
+
+# --------------------------------------------------------------------------------------------
+# The document
+
+
+@dataclass
+class _Cell:
+    index: int  # 0-based among all cells; the number Jupyter shows is index + 1
+    span: tuple[int, int]  # offsets of the `source` value in the file's text
+    as_string: bool  # `source` is one string, not a list of lines
+    lines: list[str]  # the cell's lines as written, line endings kept
+    ends_newline: bool
+    first: int = 0  # index of its first line in the virtual module
+    virtual: list[str] = field(default_factory=list)
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
+
+@dataclass
+class _Line:
+    cell: _Cell
+    line: int  # 0-based within the cell
+    kind: int
+    indent: int = 0
+    shift: int = 0  # columns the virtual line lacks compared to the cell's line (%time)
+
+
+class NotebookDocument(Document):
+    """A Jupyter notebook seen as the virtual module of its analysed code cells."""
+
+    def __init__(self, path: str, data: bytes, raw: str, notebook: dict, bom: bool):
+        self.path = path
+        self.data = data
+        self.raw = raw
+        self.notebook = notebook
+        self.bom = bom
+        self.skip_reason: str | None = None
+        self.skipped_cells: dict[int, str] = {}  # cell number -> why it is not analysed
+        self.cells: list[_Cell] = []
+        self._lines: list[_Line] = []
+        self._spans: list[tuple[int, int] | None] | None = None
+        self.text = ""
+        language = _kernel_language(notebook.get("metadata"))
+        if language is not None and not _is_python(language):
+            self.skip_reason = f"the kernel language is {language}, not Python"
+            return
+        self._build()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> "NotebookDocument":
+        bom = data.startswith(b"\xef\xbb\xbf")
+        try:
+            raw = data[3:].decode("utf-8") if bom else data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SourceError(f"notebook is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        if not raw.strip():
+            raise SourceError("invalid notebook: the file is empty")
+        try:
+            notebook = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise SourceError(f"invalid notebook JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        except RecursionError:
+            raise SourceError("invalid notebook JSON: nested too deeply") from None
+        _validate(notebook)
+        return cls(path, data, raw, notebook, bom)
+
+    def _build(self) -> None:
+        cells = self.notebook["cells"]
+        text_parts: list[str] = []
+        for index, cell in enumerate(cells):
+            if cell.get("cell_type") != "code":
+                continue
+            source = cell.get("source", "")
+            as_string = isinstance(source, str)
+            joined = source if as_string else "".join(source)
+            lines = _split_lines(joined)
+            if not lines:
+                continue
+            reason = _skip_reason(cell, lines)
+            if reason:
+                self.skipped_cells[index + 1] = reason
+                continue
+            entry = _Cell(index, (0, 0), as_string, lines, joined.endswith(("\n", "\r")))
+            entry.first = len(self._lines)
+            self._mask(entry)
+            self.cells.append(entry)
+            text_parts.extend(entry.virtual)
+        self.text = "".join(text_parts)
+
+    def _mask(self, cell: _Cell) -> None:
+        scanner = _LogicalLines()
+        masked_indent: str | None = None  # indentation of a masked line continued by a backslash
+        first_code = next(i for i, line in enumerate(cell.lines) if line.strip())
+        for number, line in enumerate(cell.lines):
+            ending = line[len(line.rstrip("\r\n")) :]
+            if number == len(cell.lines) - 1 and not ending:
+                ending = "\n"
+            body = line.rstrip("\r\n")
+            indent = _INDENT.match(body).group()
+            stripped = body[len(indent) :]
+            if masked_indent is not None:
+                kind, shift = _MASKED, 0
+                indent = masked_indent
+            elif number == first_code and _CELL_MAGIC.match(stripped):
+                kind, shift = _MASKED, 0  # a cell magic of a Python cell (others are skipped)
+            elif scanner.at_start:
+                code_end = None
+                if "?" in stripped:  # help (`model?`) only when the ? is code, not text
+                    probe = _LogicalLines()
+                    code_end = probe.feed(stripped)
+                    if not probe.at_start:
+                        code_end = None
+                kind, shift = _classify(stripped, code_end)
+            else:
+                kind, shift = _PYTHON, 0
+            if kind == _MASKED:
+                virtual = f"{indent}{_MASK}{stripped}{ending}"
+                masked_indent = indent if body.endswith("\\") else None
+            elif kind == _PROTECTED:
+                virtual = f"{indent}{stripped[shift:]}{ending}"
+                scanner.feed(virtual)
+            else:
+                virtual = body + ending
+                scanner.feed(virtual)
+            cell.virtual.append(virtual)
+            self._lines.append(_Line(cell, number, kind, len(indent), shift))
+
+    # -- positions -------------------------------------------------------------------------
+
+    def _position(self, line: int, column: int, cell: _Cell | None = None) -> tuple[_Cell, int, int]:
+        """(cell, 1-based line in it, column) of a 1-based virtual position; a position in
+        another cell than `cell` (or past the end) becomes the end of `cell`."""
+        if 1 <= line <= len(self._lines):
+            entry = self._lines[line - 1]
+            if cell is None or entry.cell is cell:
+                if entry.shift and column >= entry.indent:
+                    column += entry.shift
+                return entry.cell, entry.line + 1, column
+        if cell is None:
+            cell = self._lines[0].cell if line < 1 else self._lines[-1].cell
+            if line < 1:
+                return cell, 1, 0
+        return cell, len(cell.lines) + 1, 0
+
+    def locate(self, span: Span) -> tuple[int | None, Span]:
+        if not self._lines:
+            return None, span
+        cell, line, column = self._position(span.line, span.column)
+        _, end_line, end_column = self._position(span.end_line, span.end_column, cell)
+        return cell.number, Span(line, column, end_line, end_column)
+
+    def source_line(self, line: int) -> str:
+        if 1 <= line <= len(self._lines):
+            entry = self._lines[line - 1]
+            return entry.cell.lines[entry.line].rstrip("\r\n")
+        return ""
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def new_sources(self, new_text: str) -> dict[int, str]:
+        """The new source text of each cell that `new_text` changes, by cell number.
+
+        Raises SourceError when the change touches IPython syntax, spans cells, moves code
+        from one cell to another, or cannot be placed in a cell."""
+        if new_text == self.text:
+            return {}
+        if not self._lines:
+            raise SourceError("the notebook has no analysed code cell to change")
+        old = [line for cell in self.cells for line in cell.virtual]
+        new = _split_lines(new_text)
+        by_cell: dict[int, list[str]] = {cell.index: [] for cell in self.cells}
+        changed: set[int] = set()
+        removed: dict[int, Counter] = {}
+        added: dict[int, Counter] = {}
+        matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                for k in range(i2 - i1):
+                    entry = self._lines[i1 + k]
+                    by_cell[entry.cell.index].append(entry.cell.lines[entry.line])
+                continue
+            for entry in self._lines[i1:i2]:
+                if entry.kind != _PYTHON:
+                    raise SourceError(
+                        f"the fix changes IPython line {entry.line + 1} of cell {entry.cell.number}"
+                    )
+            owners = [self._lines[i].cell for i in range(i1, i2)]
+            if tag == "insert":
+                owner = self._lines[i1 - 1].cell if i1 > 0 else self._lines[0].cell
+                pieces = [(owner, new[j1:j2])]
+            elif len({cell.index for cell in owners}) == 1:
+                pieces = [(owners[0], new[j1:j2])]
+            elif tag == "delete" or i2 - i1 == j2 - j1:
+                pieces = [(owner, new[j1 + k : j1 + k + 1] if tag == "replace" else []) for k, owner in enumerate(owners)]
+            else:
+                numbers = sorted({cell.number for cell in owners})
+                raise SourceError(f"the fix spans cells {', '.join(map(str, numbers))}")
+            for entry in self._lines[i1:i2]:
+                removed.setdefault(entry.cell.index, Counter())[entry.cell.lines[entry.line].strip()] += 1
+            for owner, lines in pieces:
+                changed.add(owner.index)
+                by_cell[owner.index].extend(lines)
+                added.setdefault(owner.index, Counter()).update(line.strip() for line in lines)
+        _check_moves(removed, added, {cell.index: cell.number for cell in self.cells})
+        result: dict[int, str] = {}
+        for cell in self.cells:
+            if cell.index not in changed:
+                continue
+            source = "".join(by_cell[cell.index])
+            if not cell.ends_newline and source.endswith("\n"):
+                source = source[:-1]
+            if source != "".join(cell.lines):
+                result[cell.number] = source
+        return result
+
+    def render(self, new_text: str) -> bytes:
+        sources = self.new_sources(new_text)
+        if not sources:
+            return self.data
+        spans = self._source_spans()
+        style = _Style(self.raw)
+        pieces = []
+        pos = 0
+        cells = self.notebook["cells"]
+        for number in sorted(sources):
+            start, end = spans[number - 1]
+            original = cells[number - 1]["source"]
+            pieces.append(self.raw[pos:start])
+            pieces.append(style.source(self.raw, start, end, original, sources[number]))
+            pos = end
+        pieces.append(self.raw[pos:])
+        text = "".join(pieces)
+        if not _reads_back(text, sources):  # pragma: no cover - a bug: never write such a file
+            raise SourceError("internal error: the rewritten notebook does not read back")
+        data = text.encode("utf-8", "surrogatepass")
+        return b"\xef\xbb\xbf" + data if self.bom else data
+
+    def diff(self, new_text: str) -> str:
+        chunks = []
+        for number, source in sorted(self.new_sources(new_text).items()):
+            old = _diff_lines("".join(self.notebook["cells"][number - 1]["source"]))
+            chunks.extend(
+                difflib.unified_diff(
+                    old,
+                    _diff_lines(source),
+                    fromfile=f"a/{self.path} (cell {number})",
+                    tofile=f"b/{self.path} (cell {number})",
+                )
+            )
+        return "".join(chunks)
+
+    def edits(self, new_text: str) -> list[Edit]:
+        edits = []
+        for number, source in sorted(self.new_sources(new_text).items()):
+            old_lines = _split_lines("".join(self.notebook["cells"][number - 1]["source"]))
+            new_lines = _split_lines(source)
+            matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                if tag != "equal":
+                    edits.append(Edit(Span(i1 + 1, 0, i2 + 1, 0), "".join(new_lines[j1:j2]), number))
+        return edits
+
+    def _source_spans(self) -> list[tuple[int, int] | None]:
+        if self._spans is None:
+            self._spans = _source_spans(self.raw)
+        return self._spans
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _validate(notebook: object) -> None:
+    if not isinstance(notebook, dict):
+        raise SourceError("invalid notebook: the top level is not a JSON object")
+    version = notebook.get("nbformat")
+    if "nbformat" not in notebook:
+        raise SourceError("invalid notebook: no 'nbformat' field")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise SourceError(f"invalid notebook: 'nbformat' is {version!r}, not a number")
+    if version < 4:
+        raise SourceError(
+            f"nbformat {version} notebooks are not supported; convert with "
+            "'jupyter nbconvert --to notebook --nbformat 4'"
+        )
+    if version > 4:
+        raise SourceError(f"nbformat {version} notebooks are not supported (only nbformat 4)")
+    if "cells" not in notebook:
+        raise SourceError("invalid notebook: no 'cells' list")
+    cells = notebook["cells"]
+    if not isinstance(cells, list):
+        raise SourceError("invalid notebook: 'cells' is not a list")
+    if "metadata" in notebook and not isinstance(notebook["metadata"], dict):
+        raise SourceError("invalid notebook: 'metadata' is not an object")
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            raise SourceError(f"invalid notebook: cell {number} is not an object")
+        if not isinstance(cell.get("cell_type"), str):
+            raise SourceError(f"invalid notebook: cell {number} has no 'cell_type'")
+        if cell["cell_type"] != "code":
+            continue
+        if "source" not in cell:
+            raise SourceError(f"invalid notebook: code cell {number} has no 'source'")
+        source = cell["source"]
+        if not isinstance(source, str) and not (
+            isinstance(source, list) and all(isinstance(line, str) for line in source)
+        ):
+            raise SourceError(f"invalid notebook: the source of cell {number} is not text")
+        if "metadata" in cell and not isinstance(cell["metadata"], dict):
+            raise SourceError(f"invalid notebook: the metadata of cell {number} is not an object")
+
+
+def _kernel_language(metadata: object) -> str | None:
+    if not isinstance(metadata, dict):
+        return None
+    for key, field_name in (("language_info", "name"), ("kernelspec", "language")):
+        section = metadata.get(key)
+        if isinstance(section, dict) and isinstance(section.get(field_name), str) and section[field_name]:
+            return section[field_name]
+    return None
+
+
+def _is_python(language: str) -> bool:
+    return language.strip().lower().startswith(("python", "ipython"))
+
+
+def _skip_reason(cell: dict, lines: list[str]) -> str | None:
+    metadata = cell.get("metadata")
+    if isinstance(metadata, dict):
+        vscode = metadata.get("vscode")
+        if isinstance(vscode, dict) and isinstance(vscode.get("languageId"), str):
+            if not _is_python(vscode["languageId"]):
+                return f"cell language is {vscode['languageId']}"
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if SKIP_CELL.match(first):
+        return "# gradlint: skip-cell"
+    magic = _CELL_MAGIC.match(first)
+    if magic and magic.group(1) not in PYTHON_CELL_MAGICS:
+        return f"%%{magic.group(1)} cell"
+    return None
+
+
+def _check_moves(removed: dict[int, Counter], added: dict[int, Counter], numbers: dict[int, int]) -> None:
+    """Refuse a change that takes a statement out of one cell and puts it into another.
+
+    Lines are compared without their indentation (a statement moved into a block is still the
+    same statement); lines too plain to mean anything (blank, comments, brackets, `pass`,
+    `else:` ...) are not compared."""
+    empty: Counter = Counter()
+    for source, lines in removed.items():
+        for line, count in lines.items():
+            if _plain(line) or count - added.get(source, empty)[line] <= 0:
+                continue
+            for target, new_lines in added.items():
+                if target != source and new_lines[line] - removed.get(target, empty)[line] > 0:
+                    raise SourceError(f"the fix moves code from cell {numbers[source]} to cell {numbers[target]}")
+
+
+_PLAIN = frozenset({"pass", "else:", "try:", "finally:", "continue", "break", "return", "...", "except:"})
+
+
+def _plain(line: str) -> bool:
+    return not line or line.startswith("#") or line in _PLAIN or not any(c.isalnum() for c in line)
+
+
+def _reads_back(text: str, sources: dict[int, str]) -> bool:
+    try:
+        cells = json.loads(text)["cells"]
+        for number, source in sources.items():
+            value = cells[number - 1]["source"]
+            if (value if isinstance(value, str) else "".join(value)) != source:
+                return False
+    except (ValueError, KeyError, IndexError, TypeError):
+        return False
+    return True
+
+
+def _diff_lines(source: str) -> list[str]:
+    lines = _split_lines(source)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    return lines
+
+
+class _Style:
+    """How the file writes JSON: indentation, newlines, escapes of non-ASCII characters."""
+
+    def __init__(self, raw: str):
+        self.newline = "\r\n" if "\r\n" in raw else "\n"
+        self.compact = "\n" not in raw.strip()
+        start = _skip_ws(raw, 0) + 1
+        self.unit = raw[start : _skip_ws(raw, start)].rpartition("\n")[2] or " "
+        self.ensure_ascii = _escapes_non_ascii(raw, False)
+
+    def string(self, value: str, ensure_ascii: bool) -> str:
+        try:
+            encoded = json.dumps(value, ensure_ascii=ensure_ascii)
+            encoded.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates can only be written escaped
+            encoded = json.dumps(value, ensure_ascii=True)
+        return encoded
+
+    def source(self, raw: str, start: int, end: int, original: str | list[str], new: str) -> str:
+        """The JSON text of the `source` value `new`, replacing raw[start:end] (`original`)."""
+        region = raw[start:end]
+        ensure_ascii = _escapes_non_ascii(region, self.ensure_ascii)
+        if isinstance(original, str):
+            return self.string(new, ensure_ascii)
+        new_items = new.splitlines(keepends=True)  # how nbformat splits a source into lines
+        if not new_items:
+            return "[]"
+        elements = _elements(raw, start)
+        if elements:
+            opening = raw[start + 1 : elements[0][0]]
+            closing = raw[elements[-1][1] : end - 1]
+            if len(elements) > 1:
+                separator = raw[elements[0][1] : elements[1][0]]
+            elif "\n" in opening:
+                separator = "," + opening
+            else:
+                separator = "," if self.compact else ", "
+        elif self.compact:
+            opening, closing, separator = "", "", ","
+        else:
+            line_start = raw.rfind("\n", 0, start) + 1
+            key_indent = _INDENT.match(raw, line_start).group()
+            opening = self.newline + key_indent + self.unit
+            closing = self.newline + key_indent
+            separator = "," + opening
+        old_raw = [raw[s:e] for s, e in elements]
+        matcher = difflib.SequenceMatcher(a=list(original), b=new_items, autojunk=False)
+        out: list[str] = []
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                out.extend(old_raw[i1:i2])
+            else:
+                out.extend(self.string(item, ensure_ascii) for item in new_items[j1:j2])
+        return "[" + opening + separator.join(out) + closing + "]"
+
+
+def _escapes_non_ascii(text: str, default: bool) -> bool:
+    """Whether `text` writes non-ASCII characters as \\uXXXX escapes (`default` if it has none)."""
+    if not text.isascii():
+        return False
+    if _NON_ASCII_ESCAPE.search(text):
+        return True
+    return default
