@@ -36,7 +36,10 @@ class InsertStatement:
 
 @dataclass(frozen=True)
 class ReplaceExpression:
+    """Replace the expression starting at `expression` whose source is `original`."""
+
     expression: Position
+    original: str
     code: str
 
 

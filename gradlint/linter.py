@@ -2,20 +2,83 @@
 
 from __future__ import annotations
 
+import ast
+import warnings
 from typing import Sequence
 
-from gradlint.diagnostics import Diagnostic
-from gradlint.rules.base import Rule
-from gradlint.sources import Document
+from gradlint.diagnostics import Diagnostic, Span
+from gradlint.model import ModuleModel
+from gradlint.rules import Finding, Rule, select_rules
+from gradlint.sources import Document, SourceError
+from gradlint.sources.python import PythonDocument
+from gradlint.suppression import suppressed
+
+
+class InternalError(Exception):
+    """A rule crashed: reported for the file, never as a traceback."""
+
+
+def parse(doc: Document) -> ast.Module:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(doc.text, filename=doc.path)
+    except SyntaxError as error:
+        line, column = error.lineno or 1, (error.offset or 1) - 1
+        cell, span = doc.locate(Span(line, column, line, column))
+        where = f"cell {cell}, line {span.line}" if cell else f"line {span.line}"
+        raise SourceError(f"syntax error at {where}, column {span.column + 1}: {error.msg}") from None
+    except (RecursionError, MemoryError, ValueError) as error:
+        raise SourceError(f"cannot parse: {type(error).__name__}") from None
+
+
+def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
+    """Unsuppressed findings of `rules` on the document's virtual module, in source order."""
+    active = [r for r in rules if any(word in doc.text for word in r.triggers)]
+    if not active:
+        return []
+    model = ModuleModel(parse(doc), doc.text)
+    seen, found = set(), []
+    for rule in active:
+        try:
+            findings = list(rule.check(model))
+        except RecursionError:
+            raise SourceError("code nested too deeply to analyse") from None
+        except Exception as error:  # a bug in a rule must not take the run down
+            raise InternalError(f"internal error in {rule.code}: {type(error).__name__}: {error}") from error
+        for finding in findings:
+            key = (finding.code, finding.span)
+            if key not in seen and not suppressed(doc.source_line(finding.span.line), finding.code):
+                seen.add(key)
+                found.append((rule, finding))
+    found.sort(key=lambda pair: (pair[1].span, pair[1].code))
+    return found
+
+
+def to_diagnostic(doc: Document, rule: Rule, finding: Finding) -> Diagnostic:
+    cell, span = doc.locate(finding.span)
+    return Diagnostic(
+        code=finding.code,
+        name=rule.name,
+        message=finding.message,
+        path=doc.path,
+        span=span,
+        cell=cell,
+        severity=rule.severity,
+        fix=finding.fix.title if finding.fix else None,
+        source_line=doc.source_line(finding.span.line),
+        url=rule.url,
+    )
 
 
 def check_document(doc: Document, rules: Sequence[Rule]) -> list[Diagnostic]:
     """Diagnostics of `rules` on `doc`, mapped to the file's own positions, suppressions applied.
 
-    Raises SourceError for a module that does not parse."""
-    raise NotImplementedError
+    Raises SourceError for a module that does not parse, InternalError when a rule crashes."""
+    return [to_diagnostic(doc, rule, finding) for rule, finding in find(doc, rules)]
 
 
 def check_source(text: str, path: str = "<stdin>.py", select: Sequence[str] | None = None) -> list[Diagnostic]:
     """Convenience for tests and tools: check Python source text with the selected rule codes."""
-    raise NotImplementedError
+    return check_document(PythonDocument(path, text), select_rules(select))
+

@@ -1,0 +1,75 @@
+"""The training-loop model of a module, built from the stdlib ast (DESIGN §2.1)."""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+
+from gradlint.diagnostics import Span
+from gradlint.fixplan import Position
+from gradlint.model.events import Event, Kind
+from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
+from gradlint.model.names import ImportTable
+from gradlint.model.roles import Role, Roles
+from gradlint.model.scopes import Parents, Scope
+
+__all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
+
+
+class ModuleModel:
+    """Everything rules may ask about one module: roles, training loops, source text."""
+
+    def __init__(self, tree: ast.Module, text: str):
+        self.tree = tree
+        self.text = text
+        self.imports = ImportTable(tree)
+        self.roles = Roles(tree, self.imports)
+        self.parents = Parents(tree)
+        self._scopes: dict[int, Scope] = {}
+        self._methods: dict[int, dict[str, ast.FunctionDef]] = {}
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    @cached_property
+    def functions(self) -> dict[str, ast.FunctionDef]:
+        """Module-level functions, the helpers a loop may call."""
+        return {n.name: n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def methods(self, cls: ast.ClassDef) -> dict[str, ast.FunctionDef]:
+        if id(cls) not in self._methods:
+            self._methods[id(cls)] = {
+                n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+        return self._methods[id(cls)]
+
+    def scope(self, node: ast.AST) -> Scope:
+        if id(node) not in self._scopes:
+            self._scopes[id(node)] = Scope(node)
+        return self._scopes[id(node)]
+
+    @cached_property
+    def loops(self) -> list[TrainingLoop]:
+        return find_training_loops(self)
+
+    def source(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or ast.unparse(node)
+
+    def column(self, line: int, byte_offset: int) -> int:
+        """ast counts columns in UTF-8 bytes; diagnostics and libcst count characters."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            return byte_offset
+        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
+
+    def position(self, node: ast.AST) -> Position:
+        return Position(node.lineno, self.column(node.lineno, node.col_offset))
+
+    def span(self, node: ast.AST) -> Span:
+        return Span(
+            node.lineno,
+            self.column(node.lineno, node.col_offset),
+            node.end_lineno,
+            self.column(node.end_lineno, node.end_col_offset),
+        )

@@ -1,0 +1,162 @@
+"""Conditions events sit under, and which of them are accumulation boundaries."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Callable
+
+Resolver = Callable[[str], "ast.expr | None"]
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """`counter % factor == 0` and its kin: true on the micro-batch that ends a window."""
+
+    factor: ast.expr
+    counters: frozenset[str]
+    flushes_tail: bool
+
+
+@dataclass(frozen=True)
+class Guard:
+    """An event sits under `test` being true (`holds`) or false: an if/else branch, or the code
+    after `if test: continue`. `boundary` is set when the side taken is the window's end,
+    `inside_window` when it is the side of the non-final micro-batches."""
+
+    node: ast.stmt
+    test: ast.expr
+    holds: bool
+    boundary: Boundary | None = None
+    inside_window: Boundary | None = None
+
+    def excludes(self, other: "Guard") -> bool:
+        """True when the two are the two branches of one `if`."""
+        return self.node is other.node and self.holds != other.holds
+
+
+def make_guard(node: ast.stmt, test: ast.expr, holds: bool, resolve: Resolver) -> Guard:
+    polarity, boundary = _boundary(test, resolve, depth=0)
+    if boundary is None:
+        return Guard(node, test, holds)
+    at_end = polarity == holds
+    return Guard(node, test, holds, boundary if at_end else None, None if at_end else boundary)
+
+
+def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boundary | None]:
+    """(polarity, boundary): polarity True when `test` is true exactly at the window's end."""
+    if depth > 3:
+        return True, None
+    match test:
+        case ast.UnaryOp(op=ast.Not(), operand=operand):
+            polarity, boundary = _boundary(operand, resolve, depth + 1)
+            if boundary is None and _is_modulo(operand):
+                return True, _modulo_boundary(operand)
+            return (not polarity), boundary
+        case ast.BoolOp(op=ast.Or(), values=values):
+            found = [_boundary(v, resolve, depth + 1) for v in values]
+            hits = [(p, b) for p, b in found if b is not None and p]
+            if len(hits) == 1 and len(values) > 1 and all(_is_tail_test(v) for v, (p, b) in zip(values, found) if b is None or not p):
+                boundary = hits[0][1]
+                return True, Boundary(boundary.factor, boundary.counters, True)
+            return True, None
+        case ast.BoolOp(op=ast.And(), values=values):
+            hits = [b for p, b in (_boundary(v, resolve, depth + 1) for v in values) if b is not None and p]
+            return True, (hits[0] if len(hits) == 1 else None)
+        case ast.Name(id=name):
+            value = resolve(name)
+            return _boundary(value, resolve, depth + 1) if value is not None else (True, None)
+        case ast.Compare(left=left, ops=[op], comparators=[right]):
+            return _compare_boundary(left, op, right)
+    return True, None
+
+
+def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[bool, Boundary | None]:
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        polarity = isinstance(op, ast.Eq)
+        for side, other in ((left, right), (right, left)):
+            # counter % N == 0   |   counter % N == N - 1
+            if _is_modulo(side) and (_is_zero(other) or _is_minus_one_of(other, side.right)):
+                return polarity, _modulo_boundary(side)
+            # micro_step == N - 1
+            if _counters(side) and _is_minus_one(other):
+                return polarity, _make(other.left, side)
+            # micro_step + 1 == N
+            if _is_plus_one(side) and _counters(side.left) and _is_factor(other):
+                return polarity, _make(other, side)
+    if isinstance(op, (ast.GtE, ast.Gt)) and _counters(left):
+        return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
+    return True, None
+
+
+def _make(factor: ast.expr, counter_expr: ast.expr) -> Boundary | None:
+    counters = _counters(counter_expr)
+    if not counters or not _is_factor(factor) or _is_len_call(factor):
+        return None
+    return Boundary(factor, counters, False)
+
+
+def _modulo_boundary(expr: ast.BinOp) -> Boundary | None:
+    return _make(expr.right, expr.left)
+
+
+def _is_modulo(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod)
+
+
+def _is_zero(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 0
+
+
+def _is_minus_one(expr: ast.expr) -> bool:
+    return (
+        isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub)
+        and isinstance(expr.right, ast.Constant) and expr.right.value == 1
+    )
+
+
+def _is_minus_one_of(expr: ast.expr, factor: ast.expr) -> bool:
+    return _is_minus_one(expr) and ast.dump(expr.left) == ast.dump(factor)
+
+
+def _strip_minus_one(expr: ast.expr) -> ast.expr:
+    return expr.left if _is_minus_one(expr) else expr
+
+
+def _is_plus_one(expr: ast.expr) -> bool:
+    return (
+        isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add)
+        and isinstance(expr.right, ast.Constant) and expr.right.value == 1
+    )
+
+
+def _is_factor(expr: ast.expr) -> bool:
+    """An accumulation factor: a name, attribute or integer literal other than 0 and 1."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, int) and not isinstance(expr.value, bool) and expr.value > 1
+    return isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.BinOp))
+
+
+def _is_len_call(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len"
+
+
+def _is_tail_test(expr: ast.expr) -> bool:
+    """`i == len(loader) - 1`, `i + 1 == len(loader)`, `is_last`, `step == total - 1` ..."""
+    text = ast.unparse(expr)
+    return "len(" in text or "last" in text or "end" in text or "final" in text or "total" in text or "num_" in text
+
+
+def _counters(expr: ast.expr) -> frozenset[str]:
+    """Names a counter expression is made of (`i` in `(i + 1)`, `self.step` in `self.step`)."""
+    if isinstance(expr, ast.Constant):
+        return frozenset()
+    names = set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            names.add(f"{node.value.id}.{node.attr}")
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Call):
+            return frozenset()
+    return frozenset(names)

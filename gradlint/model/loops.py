@@ -1,0 +1,125 @@
+"""Training loops: the units rules reason about, and how each accumulates gradients."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from gradlint.model.events import STEPS, Event, EventWalker, Kind
+from gradlint.model.guards import Guard
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MICRO_BATCH_WORDS = ("micro", "chunk", "split", "accum", "shard")
+
+
+@dataclass(frozen=True)
+class Accumulation:
+    """The step waits for `factor` micro-batches: behind a boundary `guard` (flat shape), or
+    after an `inner_loop` of micro-batches (nested shape)."""
+
+    factor: ast.expr
+    guard: Guard | None = None
+    inner_loop: ast.For | None = None
+
+
+class TrainingLoop:
+    """A loop (or a step function) whose body runs backward() and an optimizer step."""
+
+    def __init__(self, model: "ModuleModel", node: ast.AST, events: list[Event]):
+        self.model = model
+        self.node = node
+        self.events = events
+
+    @property
+    def scope(self) -> ast.AST:
+        return self.node if isinstance(self.node, FUNCTIONS) else self.model.parents.scope_of(self.node)
+
+    def of(self, *kinds: Kind) -> list[Event]:
+        return [e for e in self.events if e.kind in kinds]
+
+    @cached_property
+    def optimizer(self) -> str | None:
+        """The one optimizer this loop steps; None when it steps several (GANs) or none."""
+        names = {e.optimizer for e in self.of(*STEPS)}
+        return names.pop() if len(names) == 1 and None not in names else None
+
+    @cached_property
+    def plain(self) -> bool:
+        """Gradients are managed by this code alone: one optimizer, no framework doing it."""
+        return self.optimizer is not None and not self.of(Kind.FRAMEWORK)
+
+    @cached_property
+    def accumulation(self) -> Accumulation | None:
+        steps, backwards = self.of(*STEPS), self.of(Kind.BACKWARD)
+        if not steps or not backwards:
+            return None
+        guard = _common_boundary(steps)
+        if guard is not None and all(guard not in b.guards for b in backwards):
+            return Accumulation(guard.boundary.factor, guard=guard)
+        inner = {b.loops[-1] for b in backwards if b.loops}
+        if len(inner) == 1 and all(b.loops for b in backwards):
+            loop = inner.pop()
+            if all(loop not in s.loops for s in steps):
+                factor = _micro_batch_count(loop)
+                if factor is not None:
+                    return Accumulation(factor, inner_loop=loop)
+        return None
+
+
+def _common_boundary(steps: list[Event]) -> Guard | None:
+    guards = [s.boundary_guard for s in steps]
+    first = guards[0]
+    return first if first is not None and all(g is first for g in guards) else None
+
+
+def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
+    """N of `for _ in range(N)`; `len(x)` of a loop over micro-batches `x`; else None."""
+    if not isinstance(loop, ast.For):
+        return None
+    iterable = loop.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate":
+        iterable = iterable.args[0] if iterable.args else iterable
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
+        args = iterable.args
+        if len(args) == 1 and not (isinstance(args[0], ast.Constant) and args[0].value in (0, 1)):
+            return args[0]
+        return None
+    text = ast.unparse(iterable)
+    if any(word in text.lower() for word in MICRO_BATCH_WORDS):
+        return ast.Call(ast.Name("len", ast.Load()), [iterable], [])
+    return None
+
+
+def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
+    loops = []
+    for node in ast.walk(model.tree):
+        if isinstance(node, LOOPS):
+            events = EventWalker(model, node).walk(node.body)
+            if _trains(events):
+                loops.append(TrainingLoop(model, node, events))
+    inner = [l for l in loops if not any(_contains(l.node, other.node) for other in loops if other is not l)]
+    taken = {id(l.node) for l in inner}
+    units = list(inner)
+    for node in ast.walk(model.tree):
+        if isinstance(node, FUNCTIONS) and not any(
+            id(n) in taken for n in ast.walk(node) if isinstance(n, LOOPS)
+        ):
+            events = EventWalker(model, node).walk(node.body)
+            if _trains(events):
+                units.append(TrainingLoop(model, node, events))
+    return units
+
+
+def _trains(events: list[Event]) -> bool:
+    kinds = {e.kind for e in events}
+    return bool(kinds & {Kind.BACKWARD, Kind.FRAMEWORK}) and bool(kinds & {Kind.STEP, Kind.SCALER_STEP, Kind.FRAMEWORK})
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return outer is not inner and any(n is inner for n in ast.walk(outer))

@@ -1,0 +1,107 @@
+"""Is the loss that reaches backward() normalized (divided by something) on its way there?"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from gradlint.model.names import dotted
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+
+MAX_DEPTH = 4
+NORMALIZING_METHODS = frozenset({"div", "div_", "true_divide", "divide", "mul", "mul_", "multiply"})
+PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
+OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
+
+
+def loss_normalized(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> bool | None:
+    """True when `expr` is visibly divided (or scaled by a non-integer factor) before use;
+    False when it is visibly a raw loss; None when the model cannot tell."""
+    return _Analysis(model).expr(expr, scope, line, 0)
+
+
+class _Analysis:
+    def __init__(self, model: "ModuleModel"):
+        self.model = model
+
+    def expr(self, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
+        if depth > MAX_DEPTH:
+            return None
+        match expr:
+            case ast.BinOp(op=ast.Div() | ast.FloorDiv()):
+                return True
+            case ast.BinOp(op=ast.Mult(), left=left, right=right):
+                factor, value = (left, right) if _is_int_literal(left) else (right, left)
+                if _is_int_literal(factor):
+                    return False if factor.value >= 1 and self.expr(value, scope, line, depth + 1) is False else None
+                return True
+            case ast.BinOp(op=ast.Add() | ast.Sub(), left=left, right=right):
+                return _all(self.expr(left, scope, line, depth + 1), self.expr(right, scope, line, depth + 1))
+            case ast.UnaryOp(operand=operand):
+                return self.expr(operand, scope, line, depth + 1)
+            case ast.IfExp(body=body, orelse=orelse):
+                return _all(self.expr(body, scope, line, depth + 1), self.expr(orelse, scope, line, depth + 1))
+            case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in NORMALIZING_METHODS:
+                return True
+            case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in PASS_THROUGH_METHODS:
+                return self.expr(receiver, scope, line, depth + 1)
+            case ast.Call(func=func):
+                return self.call(func, expr, depth)
+            case ast.Name() | ast.Attribute():
+                return self.name(expr, scope, line, depth)
+            case ast.Subscript(value=value):
+                inner = self.name(value, scope, line, depth) if dotted(value) else False
+                return inner if inner is not None else False
+        return None
+
+    def call(self, func: ast.expr, call: ast.Call, depth: int) -> bool | None:
+        qualname = self.model.imports.qualname(func) or ""
+        if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
+            return True if qualname.endswith(("div", "divide")) else None
+        helper = self.model.functions.get(qualname) if isinstance(func, ast.Name) else None
+        if helper is not None:
+            returns = [r.value for r in ast.walk(helper) if isinstance(r, ast.Return) and r.value is not None]
+            verdicts = [self.expr(r, helper, r.lineno + 1, depth + 1) for r in returns]
+            return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
+        return False  # the raw value of a loss function, a model's forward, a criterion ...
+
+    def name(self, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
+        name = dotted(expr)
+        if name is None:
+            return None
+        table = self.model.scope(scope)
+        assignments = table.before(name, line)
+        if not assignments:
+            if isinstance(expr, ast.Attribute) and dotted(expr.value) in table.assignments:
+                return False  # `outputs.loss` of an output assigned here
+            return None
+        verdicts = [self.assignment(stmt, expr, scope, depth) for stmt in assignments]
+        if True in verdicts:
+            return True
+        return False if all(v is False for v in verdicts) else None
+
+    def assignment(self, stmt: ast.stmt, target: ast.expr, scope: ast.AST, depth: int) -> bool | None:
+        if isinstance(stmt, ast.AugAssign):
+            if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) or (
+                isinstance(stmt.op, ast.Mult) and not _is_int_literal(stmt.value)
+            ):
+                return True
+            return False if isinstance(stmt.op, (ast.Add, ast.Sub)) else None
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            return None
+        value = stmt.value
+        if isinstance(value, ast.Name) and value.id == dotted(target):
+            return None
+        return self.expr(value, scope, stmt.lineno, depth + 1)
+
+
+def _is_int_literal(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and isinstance(expr.value, int) and not isinstance(expr.value, bool)
+
+
+def _all(a: bool | None, b: bool | None) -> bool | None:
+    if a is False or b is False:
+        return False
+    return True if a is True and b is True else None

@@ -1,0 +1,44 @@
+"""Names as the module spells them: dotted paths and the import/alias table that resolves them."""
+
+from __future__ import annotations
+
+import ast
+
+
+def dotted(expr: ast.AST) -> str | None:
+    """`self.optimizer` for that attribute chain; None for anything that is not a plain chain."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+class ImportTable:
+    """Local name -> qualified name, from every import statement of the module (one pass)."""
+
+    def __init__(self, tree: ast.Module):
+        self.aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.aliases[alias.asname] = alias.name
+                    else:
+                        root = alias.name.split(".")[0]
+                        self.aliases.setdefault(root, root)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def qualname(self, expr: ast.AST) -> str | None:
+        """The dotted name of `expr` with its first segment resolved through the imports."""
+        name = dotted(expr)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        resolved = self.aliases.get(head, head)
+        return f"{resolved}.{rest}" if rest else resolved

@@ -1,0 +1,141 @@
+"""Statement parents and per-function assignment tables, built once per module."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from functools import cached_property
+
+from gradlint.model.names import dotted
+
+BLOCK_FIELDS = ("body", "orelse", "finalbody")
+SCOPE_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)
+
+
+class Parents:
+    """For every statement: the node whose block holds it, and that block (a list)."""
+
+    def __init__(self, tree: ast.Module):
+        self.parent: dict[ast.AST, ast.AST] = {}
+        self.block: dict[ast.AST, list[ast.stmt]] = {}
+        for node in ast.walk(tree):
+            for block in _blocks(node):
+                for child in block:
+                    self.parent[child] = node
+                    self.block[child] = block
+
+    def ancestors(self, stmt: ast.AST):
+        while stmt in self.parent:
+            stmt = self.parent[stmt]
+            yield stmt
+
+    def scope_of(self, stmt: ast.AST) -> ast.AST:
+        for node in self.ancestors(stmt):
+            if isinstance(node, SCOPE_TYPES):
+                return node
+        return stmt
+
+    def enclosing_class(self, function: ast.AST) -> ast.ClassDef | None:
+        parent = self.parent.get(function)
+        return parent if isinstance(parent, ast.ClassDef) else None
+
+    def chain(self, stmt: ast.stmt) -> list[ast.stmt]:
+        """`stmt` and the statements enclosing it, innermost first, up to its scope."""
+        found = [stmt]
+        for node in self.ancestors(stmt):
+            if isinstance(node, SCOPE_TYPES):
+                break
+            found.append(node)
+        return found
+
+    def movable(self, stmt: ast.stmt) -> ast.stmt:
+        """What moving `stmt` means: the statement itself, or the `if`/`with` that only exists
+        to hold it (`if args.clip: clip_grad_norm_(...)`)."""
+        while True:
+            parent = self.parent.get(stmt)
+            if (
+                isinstance(parent, (ast.If, ast.With))
+                and parent.body == [stmt]
+                and not getattr(parent, "orelse", None)
+            ):
+                stmt = parent
+            else:
+                return stmt
+
+    def common_block(self, first: ast.stmt, last: ast.stmt) -> tuple[ast.stmt, ast.stmt] | None:
+        """The statements holding `first` and `last` in the innermost block holding both."""
+        last_chain = {id(self.block.get(s)): s for s in self.chain(last)}
+        for node in self.chain(first):
+            other = last_chain.get(id(self.block.get(node)))
+            if other is not None and self.block.get(node) is not None:
+                return node, other
+        return None
+
+
+def _blocks(node: ast.AST):
+    for field in BLOCK_FIELDS:
+        block = getattr(node, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(node, "handlers", ()) or ():
+        yield handler.body
+    for case in getattr(node, "cases", ()) or ():
+        yield case.body
+
+
+class Scope:
+    """Assignments of one function (or the module), by dotted target name, in source order."""
+
+    def __init__(self, node: ast.AST):
+        self.node = node
+
+    @cached_property
+    def assignments(self) -> dict[str, list[ast.stmt]]:
+        found: dict[str, list[ast.stmt]] = defaultdict(list)
+        for node in _walk_scope(self.node):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    for name in _target_names(target):
+                        found[name].append(node)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                for name in _target_names(node.target):
+                    found[name].append(node)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                for name in _target_names(node.target):
+                    found[name].append(node)
+        for stmts in found.values():
+            stmts.sort(key=lambda s: (s.lineno, s.col_offset))
+        return found
+
+    @cached_property
+    def parameters(self) -> frozenset[str]:
+        args = getattr(self.node, "args", None)
+        if args is None:
+            return frozenset()
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        return frozenset(a.arg for a in every if a is not None)
+
+    def before(self, name: str, line: int) -> list[ast.stmt]:
+        return [s for s in self.assignments.get(name, ()) if s.lineno < line]
+
+
+def _walk_scope(node: ast.AST):
+    """ast.walk that does not enter nested functions, lambdas or classes."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        yield child
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(child))
+
+
+def _target_names(target: ast.expr):
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _target_names(target.value)
+    else:
+        name = dotted(target)
+        if name:
+            yield name

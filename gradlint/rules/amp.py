@@ -1,0 +1,49 @@
+"""GL3xx: mixed precision with GradScaler used wrongly."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from gradlint.fixplan import FixPlan, InsertStatement
+from gradlint.model import Kind, ModuleModel
+from gradlint.rules.base import Finding, Rule
+from gradlint.rules.shared import code
+
+
+class ClipWithoutUnscale(Rule):
+    code = "GL301"
+    name = "clip-without-unscale"
+    summary = "clipping gradients that GradScaler has scaled, without scaler.unscale_() first"
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        for loop in model.loops:
+            if not loop.plain:
+                continue
+            for clip in loop.of(Kind.CLIP):
+                related = [e for e in loop.events if not e.exclusive_with(clip)]
+                scaled = [e for e in related if e.kind is Kind.BACKWARD and e.scaler and e.order < clip.order]
+                steps = [e for e in related if e.kind is Kind.SCALER_STEP and e.order > clip.order]
+                unscaled = [e for e in related if e.kind is Kind.UNSCALE and e.order < clip.order]
+                if not scaled or not steps or unscaled:
+                    continue
+                scaler, step = scaled[-1].scaler, steps[0]
+                optimizer = model.source(step.node.args[0]) if step.node.args else loop.optimizer
+                message = (
+                    f"{code(model, clip)} clips gradients still multiplied by the loss scale of "
+                    f"`{scaler}`: the threshold acts on scaled values, so the true gradients are "
+                    f"clipped to max_norm / scale and the update shrinks by up to the scale; call "
+                    f"`{scaler}.unscale_({optimizer})` first"
+                )
+                yield Finding(self.code, model.span(clip.node), message, self._fix(model, loop, clip, scaler, optimizer))
+
+    @staticmethod
+    def _fix(model, loop, clip, scaler, optimizer) -> FixPlan | None:
+        accumulation = loop.accumulation
+        per_micro_batch = accumulation is not None and (
+            (accumulation.guard is not None and accumulation.guard not in clip.guards)
+            or (accumulation.inner_loop is not None and accumulation.inner_loop in clip.loops)
+        )
+        if clip.inlined or per_micro_batch:
+            return None  # unscale_ on every micro-batch would raise: only fix a clip at the step
+        statement = f"{scaler}.unscale_({optimizer})"
+        return FixPlan(f"Insert `{statement}` before the clip", (InsertStatement(statement, model.position(clip.stmt), "before"),))
