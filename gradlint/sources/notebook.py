@@ -310,6 +310,12 @@ class _Line:
     indent: int = 0
     shift: int = 0  # columns the virtual line lacks compared to the cell's line (%time)
 
+    @property
+    def real(self) -> str:
+        """The cell's line as written, with the newline the virtual module gives a last line."""
+        text = self.cell.lines[self.line]
+        return text if text.endswith(("\n", "\r")) else text + "\n"
+
 
 class NotebookDocument(Document):
     """A Jupyter notebook seen as the virtual module of its analysed code cells."""
@@ -378,7 +384,7 @@ class NotebookDocument(Document):
     def _mask(self, cell: _Cell) -> None:
         scanner = _LogicalLines()
         masked_indent: str | None = None  # indentation of a masked line continued by a backslash
-        first_code = next(i for i, line in enumerate(cell.lines) if line.strip())
+        first_code = next((i for i, line in enumerate(cell.lines) if line.strip()), -1)
         for number, line in enumerate(cell.lines):
             ending = line[len(line.rstrip("\r\n")) :]
             if number == len(cell.lines) - 1 and not ending:
@@ -465,7 +471,7 @@ class NotebookDocument(Document):
             if tag == "equal":
                 for k in range(i2 - i1):
                     entry = self._lines[i1 + k]
-                    by_cell[entry.cell.index].append(entry.cell.lines[entry.line])
+                    by_cell[entry.cell.index].append(entry.real)
                 continue
             for entry in self._lines[i1:i2]:
                 if entry.kind != _PYTHON:
