@@ -61,3 +61,4 @@ class FileResult:
     fixed: list[Diagnostic] = field(default_factory=list)
     fix_failures: list[str] = field(default_factory=list)
     diff: str = ""
+    output: bytes | None = None  # the fixed file's bytes (fix mode, when something changed)

@@ -41,8 +41,8 @@ class Document(ABC):
             difflib.unified_diff(
                 self.text.splitlines(keepends=True),
                 new_text.splitlines(keepends=True),
-                fromfile=f"a/{self.path}",
-                tofile=f"b/{self.path}",
+                fromfile=f"a/{self.path.lstrip('/')}",
+                tofile=f"b/{self.path.lstrip('/')}",
             )
         )
 

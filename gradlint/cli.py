@@ -1,0 +1,186 @@
+"""The `gradlint` command: check, fix, rule, verify (and the editors' lsp)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from gradlint import __version__
+from gradlint.config import ConfigError, load_config
+from gradlint.diagnostics import FileResult
+from gradlint.files import discover
+from gradlint.report import FORMATS, render
+from gradlint.runner import Task, run
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True):
+    start = Path(stdin_filename or (paths[0] if paths else ".")).parent if stdin_filename else Path(paths[0] if paths else ".")
+    try:
+        config = load_config(start).with_overrides(_split(select) or None, _split(ignore))
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
+    if stdin_filename:
+        return [Task(stdin_filename, config, fix=fix, write=False, data=sys.stdin.buffer.read())]
+    return [
+        item if not isinstance(item, str) else Task(item, config, fix=fix, write=write)
+        for item in discover(paths or (".",), config)
+    ]
+
+
+def _report_errors(results: list[FileResult]) -> int:
+    errors = [r for r in results if r.error]
+    for result in errors:
+        click.echo(f"gradlint: error: {result.path}: {result.error}", err=True)
+    return len(errors)
+
+
+common = [
+    click.option("--select", multiple=True, help="Rule codes or prefixes to enable (e.g. GL2,GL301)."),
+    click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
+    click.option("--stdin-filename", help="Read the source from stdin; use this name for config and reports."),
+    click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary."),
+]
+
+
+def with_common(function):
+    for option in reversed(common):
+        function = option(function)
+    return function
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gradlint")
+def main() -> None:
+    """Find, fix and prove gradient-management bugs in PyTorch training loops."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@with_common
+@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True)
+@click.option("--statistics", is_flag=True, help="Count diagnostics per rule instead of listing them.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to this file.")
+def check(paths, select, ignore, stdin_filename, quiet, fmt, statistics, exit_zero, output_file):
+    """Check PATHS (files or folders; default: the current folder)."""
+    results = run(_tasks(paths, stdin_filename, select, ignore))
+    diagnostics = [d for r in results for d in r.diagnostics]
+    color = _color() and not output_file
+    if statistics:
+        counts = Counter((d.code, d.name, d.fixable) for d in diagnostics)
+        report = "".join(
+            f"{n:>5}  {code}  {name}{'  [*]' if fixable else ''}\n"
+            for (code, name, fixable), n in counts.most_common()
+        )
+    else:
+        report = render(fmt, results, color=color)
+    if fmt in ("text", "concise") and not quiet and not statistics:
+        report += _summary(diagnostics, len([r for r in results if not r.error]))
+    _emit(report, output_file)
+    errors = _report_errors(results)
+    sys.exit(2 if errors else (1 if diagnostics and not exit_zero else 0))
+
+
+def _summary(diagnostics, files: int) -> str:
+    if not diagnostics:
+        return f"All checks passed ({files} file{'s' if files != 1 else ''}).\n"
+    fixable = sum(d.fixable for d in diagnostics)
+    hint = f" ({fixable} fixable with `gradlint fix`)" if fixable else ""
+    return f"Found {len(diagnostics)} error{'s' if len(diagnostics) != 1 else ''}{hint}.\n"
+
+
+def _emit(report: str, output_file: str | None) -> None:
+    if output_file:
+        Path(output_file).write_text(report, encoding="utf-8")
+    else:
+        click.echo(report, nl=False)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@with_common
+@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; write nothing.")
+def fix(paths, select, ignore, stdin_filename, quiet, diff):
+    """Fix PATHS in place (default: the current folder)."""
+    results = run(_tasks(paths, stdin_filename, select, ignore, fix=True, write=not diff))
+    if stdin_filename and not diff:
+        result = results[0]
+        if result.output is not None:
+            sys.stdout.buffer.write(result.output)
+    elif diff:
+        click.echo("".join(r.diff for r in results), nl=False)
+    if not quiet:
+        _fix_summary(results, wrote=not diff and not stdin_filename)
+    errors = _report_errors(results)
+    remaining = sum(len(r.diagnostics) for r in results)
+    changed = diff and any(r.diff for r in results)
+    sys.exit(2 if errors else (1 if remaining or changed else 0))
+
+
+def _fix_summary(results: list[FileResult], wrote: bool) -> None:
+    err = True
+    for result in results:
+        for d in result.fixed:
+            click.echo(f"{'Fixed' if wrote else 'Would fix'} {d.code} {d.name} at {d.path}:{d.span.line}", err=err)
+        for failure in result.fix_failures:
+            click.echo(f"Not fixed: {failure}", err=err)
+        for d in result.diagnostics:
+            click.echo(f"Remaining: {d.path}:{d.span.line}:{d.span.column + 1}: {d.code} {d.message}", err=err)
+    fixed = sum(len(r.fixed) for r in results)
+    files = sum(1 for r in results if r.fixed)
+    remaining = sum(len(r.diagnostics) for r in results)
+    verb = "Fixed" if wrote else "Would fix"
+    click.echo(
+        f"{verb} {fixed} issue{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}; "
+        f"{remaining} remaining.",
+        err=err,
+    )
+
+
+@main.command()
+@click.argument("code", required=False)
+def rule(code):
+    """Show the table of rules, or the documentation of rule CODE."""
+    from gradlint.docs import rule_doc
+    from gradlint.rules import ALL_RULES, BY_CODE
+
+    if code is None:
+        width = max(len(r.name) for r in ALL_RULES)
+        for r in ALL_RULES:
+            click.echo(f"{r.code}  {r.name:<{width}}  {r.summary}")
+        return
+    if code.upper() not in BY_CODE:
+        raise click.UsageError(f"unknown rule {code!r} (run `gradlint rule` for the list)")
+    doc = rule_doc(code)
+    if doc is None:
+        raise click.ClickException(f"the documentation of {code.upper()} is missing from this installation")
+    if _color():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(doc))
+    else:
+        click.echo(doc, nl=False)
+
+
+def _register_optional() -> None:
+    try:
+        from gradlint.verify.command import verify
+    except ImportError:
+        return
+    main.add_command(verify)
+
+
+_register_optional()

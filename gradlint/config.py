@@ -1,0 +1,119 @@
+"""`[tool.gradlint]` in the nearest pyproject.toml: select, ignore, per-file-ignores, exclude."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Sequence
+
+from gradlint.rules import Rule, select_rules, unknown_selectors
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """Invalid configuration: a usage error (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    exclude: tuple[str, ...] = ()
+    root: Path = field(default_factory=Path.cwd)
+    source: Path | None = None  # the pyproject.toml it came from
+
+    def with_overrides(self, select: Sequence[str] | None, ignore: Sequence[str]) -> "Config":
+        for selectors in (select or (), ignore):
+            unknown = unknown_selectors(selectors)
+            if unknown:
+                raise ConfigError(f"unknown rule selector(s): {', '.join(unknown)} (see `gradlint rule`)")
+        return replace(
+            self,
+            select=tuple(select) if select else self.select,
+            ignore=(*self.ignore, *ignore),
+        )
+
+    def rules_for(self, path: str) -> list[Rule]:
+        ignored = list(self.ignore)
+        relative = self.relative(path)
+        for pattern, codes in self.per_file_ignores.items():
+            if _glob_match(relative, pattern):
+                ignored.extend(codes)
+        return select_rules(self.select, ignored)
+
+    def excluded(self, path: str) -> bool:
+        relative = self.relative(path)
+        return any(_glob_match(relative, pattern) for pattern in self.exclude)
+
+    def relative(self, path: str) -> str:
+        try:
+            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+        except (ValueError, OSError):
+            return Path(path).as_posix()
+
+
+def _glob_match(relative: str, pattern: str) -> bool:
+    """A pattern matches the path, its file name, or any leading directory of it."""
+    pattern = pattern.rstrip("/")
+    parts = relative.split("/")
+    candidates = [relative, parts[-1], *("/".join(parts[: i + 1]) for i in range(len(parts) - 1))]
+    return any(fnmatch.fnmatch(candidate, pattern) for candidate in candidates)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start` that has a [tool.gradlint] table."""
+    directory = start.resolve()
+    if not directory.is_dir():
+        directory = directory.parent
+    for candidate in (directory, *directory.parents):
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and "[tool.gradlint" in pyproject.read_text(errors="replace"):
+            return pyproject
+    return None
+
+
+def load_config(start: Path) -> Config:
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        return Config()
+    try:
+        table = tomllib.loads(pyproject.read_text()).get("tool", {}).get("gradlint", {})
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{pyproject}: cannot read [tool.gradlint]: {error}") from None
+    known = {"select", "ignore", "per-file-ignores", "exclude"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"{pyproject}: unknown [tool.gradlint] option(s): {', '.join(unknown)}")
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{pyproject}: per-file-ignores must be a table of glob = [codes]")
+    config = Config(
+        select=_codes(pyproject, "select", table["select"]) if "select" in table else None,
+        ignore=_codes(pyproject, "ignore", table.get("ignore", [])),
+        per_file_ignores={glob: _codes(pyproject, f"per-file-ignores.{glob}", codes) for glob, codes in per_file.items()},
+        exclude=_strings(pyproject, "exclude", table.get("exclude", [])),
+        root=pyproject.parent,
+        source=pyproject,
+    )
+    return config
+
+
+def _strings(pyproject: Path, option: str, value) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{pyproject}: {option} must be a list of strings")
+    return tuple(value)
+
+
+def _codes(pyproject: Path, option: str, value) -> tuple[str, ...]:
+    codes = _strings(pyproject, option, value)
+    unknown = unknown_selectors(codes)
+    if unknown:
+        raise ConfigError(f"{pyproject}: {option}: unknown rule selector(s): {', '.join(unknown)}")
+    return codes

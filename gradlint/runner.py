@@ -1,0 +1,67 @@
+"""Run check or fix over many files: each file in isolation, in a process pool when many."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Sequence
+
+from gradlint.config import Config
+from gradlint.diagnostics import FileResult
+from gradlint.files import Missing, read_bytes, write_atomic
+from gradlint.linter import InternalError, check_document
+from gradlint.sources import SourceError, load_document
+
+POOL_THRESHOLD = 64  # below this many files, starting workers costs more than it saves
+
+
+@dataclass(frozen=True)
+class Task:
+    path: str
+    config: Config
+    fix: bool = False
+    write: bool = True  # False: compute the diff only (`fix --diff`, stdin)
+    data: bytes | None = None  # stdin contents
+
+
+def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileResult]:
+    missing = [FileResult(t.path, error=t.reason) for t in tasks if isinstance(t, Missing)]
+    work = [t for t in tasks if isinstance(t, Task)]
+    workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
+    if workers > 1 and len(work) >= POOL_THRESHOLD:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(process, work, chunksize=max(1, len(work) // (workers * 8))))
+    else:
+        results = [process(task) for task in work]
+    return missing + results
+
+
+def process(task: Task) -> FileResult:
+    """Check (or fix) one file; every failure becomes a one-line error on its result."""
+    result = FileResult(task.path)
+    try:
+        data = task.data if task.data is not None else read_bytes(task.path)
+        document = load_document(task.path, data)
+        rules = task.config.rules_for(task.path)
+        if not task.fix:
+            result.diagnostics = check_document(document, rules)
+            return result
+        from gradlint.fixer import fix_document
+
+        outcome = fix_document(document, rules)
+        result.diagnostics, result.fixed, result.fix_failures = outcome.remaining, outcome.fixed, outcome.failures
+        if outcome.changed:
+            result.diff = document.diff(outcome.text)
+            result.output = document.render(outcome.text)
+            if task.write and task.data is None:
+                write_atomic(task.path, result.output)
+        elif task.data is not None:
+            result.output = data
+    except (SourceError, InternalError) as error:
+        result.error = str(error)
+    except OSError as error:
+        result.error = f"cannot write: {error.strerror or error}"
+    except Exception as error:  # never a traceback wall: one line, and the run goes on
+        result.error = f"internal error: {type(error).__name__}: {error}"
+    return result
