@@ -1,5 +1,4 @@
 import torch
-import torch.nn as nn
 from torch.nn.utils import clip_grad_norm_
 
 from models import build_detector

@@ -1,5 +1,4 @@
 import torch
-import torch.nn as nn
 
 import models_mae
 from util.datasets import build_pretrain_dataset

@@ -28,6 +28,8 @@ def main(accum=4):
             if (i + 1) % accum == 0:
                 optimizer.step()
                 optimizer.zero_grad()
+            if rank == 0 and i % 100 == 0:
+                print(f"epoch {epoch} batch {i}: loss {loss:.4f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,27 @@
+import os
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from model import BiLSTMTagger
+from data import distributed_pos_loader
+
+dist.init_process_group("gloo")
+rank = int(os.environ["RANK"])
+log_every = 50
+model = DDP(BiLSTMTagger(vocab_size=20000, tagset_size=17, hidden=256))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.CrossEntropyLoss(ignore_index=0)
+loader = distributed_pos_loader("ud_en_ewt", batch_size=32)
+
+for epoch in range(30):
+    for i, (tokens, tags) in enumerate(loader):
+        optimizer.zero_grad()
+        scores = model(tokens)
+        loss = criterion(scores.view(-1, scores.size(-1)), tags.view(-1))
+        loss.backward()
+        optimizer.step()
+        if rank == 0 and i % log_every == 0:
+            print(f"epoch {epoch} it {i}: loss {loss.item():.4f}")

@@ -1,0 +1,24 @@
+import torch
+import torch.nn as nn
+
+from models import EfficientNetV2
+from data import build_loader
+
+accum_iter = 2
+model = EfficientNetV2("s", num_classes=1000).cuda()
+optimizer = torch.optim.RMSprop(model.parameters(), lr=0.016, alpha=0.9, eps=1e-3, momentum=0.9)
+scaler = torch.amp.GradScaler("cuda")
+criterion = nn.CrossEntropyLoss(label_smoothing=0.1)
+loader = build_loader("imagenet", batch_size=96)
+
+for epoch in range(350):
+    for i, (images, target) in enumerate(loader):
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = criterion(model(images.cuda()), target.cuda())
+        scaler.scale(loss / accum_iter).backward()
+        if (i + 1) % accum_iter == 0:
+            scaler.unscale_(optimizer)
+            nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
