@@ -84,6 +84,9 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
             # micro_step + 1 == N
             if _is_plus_one(side) and _counters(side.left) and _is_factor(other):
                 return polarity, _make(other, side)
+        # micro_step == N (a counter reset at the boundary)
+        if isinstance(left, (ast.Name, ast.Attribute)) and isinstance(right, (ast.Name, ast.Attribute, ast.Constant)):
+            return polarity, _make(right, left)
     if isinstance(op, (ast.GtE, ast.Gt)) and _counters(left):
         return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
     return True, None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.events import STEPS, Event, EventWalker, Kind
 from gradlint.model.guards import Guard
+from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -61,6 +62,8 @@ class TrainingLoop:
             return None
         guard = _common_boundary(steps)
         if guard is not None and all(guard not in b.guards for b in backwards):
+            if self._always_one(guard.boundary.factor):
+                return None
             return Accumulation(guard.boundary.factor, guard=guard)
         inner = {b.loops[-1] for b in backwards if b.loops}
         if len(inner) == 1 and all(b.loops for b in backwards):
@@ -70,6 +73,19 @@ class TrainingLoop:
                 if factor is not None:
                     return Accumulation(factor, inner_loop=loop)
         return None
+
+
+    def _always_one(self, factor: ast.expr) -> bool:
+        """`accum_steps = 1`: a factor whose every assignment here is the literal 1."""
+        name = dotted(factor)
+        if name is None:
+            return False
+        values = [
+            getattr(stmt, "value", None)
+            for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
+            for stmt in self.model.scope(scope).assignments.get(name, ())
+        ]
+        return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
 
 
 def _common_boundary(steps: list[Event]) -> Guard | None:
@@ -97,21 +113,12 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
 
 
 def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
-    loops = []
+    """The innermost loops that train, and step functions that train outside any loop."""
+    units = []
     for node in ast.walk(model.tree):
-        if isinstance(node, LOOPS):
+        if isinstance(node, LOOPS + FUNCTIONS):
             events = EventWalker(model, node).walk(node.body)
-            if _trains(events):
-                loops.append(TrainingLoop(model, node, events))
-    inner = [l for l in loops if not any(_contains(l.node, other.node) for other in loops if other is not l)]
-    taken = {id(l.node) for l in inner}
-    units = list(inner)
-    for node in ast.walk(model.tree):
-        if isinstance(node, FUNCTIONS) and not any(
-            id(n) in taken for n in ast.walk(node) if isinstance(n, LOOPS)
-        ):
-            events = EventWalker(model, node).walk(node.body)
-            if _trains(events):
+            if _trains(events) and not _inner_loop_trains(events):
                 units.append(TrainingLoop(model, node, events))
     return units
 
@@ -121,5 +128,7 @@ def _trains(events: list[Event]) -> bool:
     return bool(kinds & {Kind.BACKWARD, Kind.FRAMEWORK}) and bool(kinds & {Kind.STEP, Kind.SCALER_STEP, Kind.FRAMEWORK})
 
 
-def _contains(outer: ast.AST, inner: ast.AST) -> bool:
-    return outer is not inner and any(n is inner for n in ast.walk(outer))
+def _inner_loop_trains(events: list[Event]) -> bool:
+    """A loop inside (or inside a helper called from) this one is the training loop itself."""
+    inner_loops = {id(loop): loop for e in events for loop in e.loops}
+    return any(_trains([e for e in events if any(l is loop for l in e.loops)]) for loop in inner_loops.values())

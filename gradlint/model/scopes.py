@@ -49,12 +49,12 @@ class Parents:
         return found
 
     def movable(self, stmt: ast.stmt) -> ast.stmt:
-        """What moving `stmt` means: the statement itself, or the `if`/`with` that only exists
-        to hold it (`if args.clip: clip_grad_norm_(...)`)."""
+        """What moving `stmt` means: the statement itself, or the `if`/`with`/`for` that only
+        exists to hold it (`if args.clip: clip_grad_norm_(...)`, `for p in ...: p.grad = None`)."""
         while True:
             parent = self.parent.get(stmt)
             if (
-                isinstance(parent, (ast.If, ast.With))
+                isinstance(parent, (ast.If, ast.With, ast.For))
                 and parent.body == [stmt]
                 and not getattr(parent, "orelse", None)
             ):

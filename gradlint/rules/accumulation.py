@@ -64,7 +64,7 @@ class ZeroGradInsideAccumulation(Rule):
             step = loop.of(Kind.STEP, Kind.SCALER_STEP)[-1]
             factor = f"`{factor_text(model, accumulation.factor)}`"
             for zero in loop.of(Kind.ZERO_GRAD):
-                if zero.optimizer != loop.optimizer or not _every_micro_batch(zero, accumulation):
+                if zero.optimizer not in (loop.optimizer, None) or not _every_micro_batch(zero, accumulation):
                     continue
                 message = (
                     f"{code(model, zero)} runs on every micro-batch while {code(model, step)} waits "
