@@ -77,7 +77,7 @@ def check_gl101(bad: Run, fixed: Run) -> Outcome:
     passed = fixed_ok == len(fixed_norms) and bad_over > 0
     measured = (
         f"max_norm={_g(max_norm)}; fixed: {fixed_ok}/{len(fixed_norms)} steps ≤ max_norm "
-        f"(max {max(fixed_norms):.6g}); bad: {bad_over}/{len(bad_norms)} steps exceed it "
+        f"(max {max(fixed_norms):.7g}); bad: {bad_over}/{len(bad_norms)} steps exceed it "
         f"({_g(min(bad_norms))}–{_g(max(bad_norms))})"
     )
     return Outcome(passed, measured, {
@@ -175,9 +175,9 @@ def check_gl301(bad: Run, fixed: Run) -> Outcome:
     bad_upd = [s.update_norm for s in bsteps]
     fixed_upd = [s.update_norm for s in fsteps]
     measured = (
-        f"max_norm={_g(max_norm)}, scale={_g(scale)}; bad step grad norm "  # type: ignore[arg-type]
+        f"max_norm={_g(max_norm)}, scale={scale:g}; bad step grad norm "
         f"{_g(bsteps[0].grad_norm)} = max_norm/scale (rel. error {bad_err:.1e}); fixed "
-        f"{_g(fsteps[0].grad_norm)} = min(raw, max_norm) (rel. error {fixed_err:.1e}); "
+        f"{fsteps[0].grad_norm:.7g} = min(raw, max_norm) (rel. error {fixed_err:.1e}); "
         f"update norm {_g(max(bad_upd))} vs {_g(min(fixed_upd))}"
     )
     return Outcome(passed, measured, {
