@@ -84,13 +84,15 @@ _INDENT = re.compile(r"[ \t\f]*")
 _ASSIGN_ESCAPE = re.compile(
     r"(?:[A-Za-z_][\w.]*(?:\[[^\]=]*\])?\s*,\s*)*[A-Za-z_][\w.]*(?:\[[^\]=]*\])?\s*,?\s*=\s*[!%]"
 )
-_AUTOMAGIC = re.compile(r"([A-Za-z_]\w*)[ \t]+\S")
+# `ls -la` and `cat = x` are Python: automagic never applies when an operator follows the name.
+_AUTOMAGIC = re.compile(
+    r"([A-Za-z_]\w*)[ \t]+(?![=(\[,:;+*/%&|^<>!~@]|\.[A-Za-z_]|(?:is|not|in|and|or|if|else|for)\b)\S"
+)
 _TIME_MAGIC = re.compile(r"%(?:time|timeit)(?:[ \t]+-(?:[nrp][ \t]*\d+|[tcqo]))*[ \t]+(?=\S)")
 _CELL_MAGIC = re.compile(r"%%([A-Za-z_]\w*)")
 _CODE_TOKEN = re.compile(r"""[#\\'"()\[\]{}]""")
 
 # JSON scanning: the file is valid JSON (json.loads said so) when these run.
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _JSON_WS = re.compile(r"[ \t\n\r]*")
 _JSON_STRUCT = re.compile(r'["\[\]{}]')
 _JSON_SCALAR_END = re.compile(r"[,\]}\s]")
@@ -109,11 +111,24 @@ def _skip_ws(text: str, pos: int) -> int:
     return _JSON_WS.match(text, pos).end()
 
 
+def _string_end(text: str, pos: int) -> int:
+    """End offset of the JSON string starting at `pos` (outputs hold long ones: no regex)."""
+    start = pos + 1
+    while True:
+        quote = text.index('"', start)
+        before = quote - 1
+        while text[before] == "\\":
+            before -= 1
+        if (quote - 1 - before) % 2 == 0:  # not escaped: an even run of backslashes before it
+            return quote + 1
+        start = quote + 1
+
+
 def _value_end(text: str, pos: int) -> int:
     """End offset of the JSON value starting at `pos`."""
     char = text[pos]
     if char == '"':
-        return _JSON_STRING.match(text, pos).end()
+        return _string_end(text, pos)
     if char not in "[{":
         match = _JSON_SCALAR_END.search(text, pos)
         return match.start() if match else len(text)
@@ -125,7 +140,7 @@ def _value_end(text: str, pos: int) -> int:
         pos = match.start()
         char = text[pos]
         if char == '"':
-            pos = _JSON_STRING.match(text, pos).end()
+            pos = _string_end(text, pos)
             continue
         depth += 1 if char in "[{" else -1
         pos += 1
@@ -139,7 +154,7 @@ def _members(text: str, pos: int):
     if text[pos] == "}":
         return
     while True:
-        key_end = _JSON_STRING.match(text, pos).end()
+        key_end = _string_end(text, pos)
         key = json.loads(text[pos:key_end])
         pos = _skip_ws(text, key_end) + 1  # the colon
         start = _skip_ws(text, pos)
@@ -290,10 +305,9 @@ def _classify(stripped: str, code_end: int | None) -> tuple[int, int]:
 @dataclass
 class _Cell:
     index: int  # 0-based among all cells; the number Jupyter shows is index + 1
-    span: tuple[int, int]  # offsets of the `source` value in the file's text
-    as_string: bool  # `source` is one string, not a list of lines
     lines: list[str]  # the cell's lines as written, line endings kept
     ends_newline: bool
+    dedent: str = ""  # the indentation IPython removes from a cell whose first line is indented
     first: int = 0  # index of its first line in the virtual module
     virtual: list[str] = field(default_factory=list)
 
@@ -307,8 +321,9 @@ class _Line:
     cell: _Cell
     line: int  # 0-based within the cell
     kind: int
-    indent: int = 0
-    shift: int = 0  # columns the virtual line lacks compared to the cell's line (%time)
+    dedent: int = 0  # columns of cell indentation removed (see _Cell.dedent)
+    indent: int = 0  # columns of indentation of the virtual line
+    shift: int = 0  # columns a `%time` line lacks after its indentation
 
     @property
     def real(self) -> str:
@@ -365,8 +380,7 @@ class NotebookDocument(Document):
             if cell.get("cell_type") != "code":
                 continue
             source = cell.get("source", "")
-            as_string = isinstance(source, str)
-            joined = source if as_string else "".join(source)
+            joined = source if isinstance(source, str) else "".join(source)
             lines = _split_lines(joined)
             if not lines:
                 continue
@@ -374,7 +388,7 @@ class NotebookDocument(Document):
             if reason:
                 self.skipped_cells[index + 1] = reason
                 continue
-            entry = _Cell(index, (0, 0), as_string, lines, joined.endswith(("\n", "\r")))
+            entry = _Cell(index, lines, joined.endswith(("\n", "\r")))
             entry.first = len(self._lines)
             self._mask(entry)
             self.cells.append(entry)
@@ -385,11 +399,16 @@ class NotebookDocument(Document):
         scanner = _LogicalLines()
         masked_indent: str | None = None  # indentation of a masked line continued by a backslash
         first_code = next((i for i, line in enumerate(cell.lines) if line.strip()), -1)
+        if first_code >= 0:
+            # Like IPython, run a cell whose first line is indented as if dedented by as much.
+            cell.dedent = _INDENT.match(cell.lines[first_code]).group()
         for number, line in enumerate(cell.lines):
             ending = line[len(line.rstrip("\r\n")) :]
             if number == len(cell.lines) - 1 and not ending:
                 ending = "\n"
             body = line.rstrip("\r\n")
+            dedent = len(cell.dedent) if cell.dedent and body.startswith(cell.dedent) else 0
+            body = body[dedent:]
             indent = _INDENT.match(body).group()
             stripped = body[len(indent) :]
             if masked_indent is not None:
@@ -417,7 +436,7 @@ class NotebookDocument(Document):
                 virtual = body + ending
                 scanner.feed(virtual)
             cell.virtual.append(virtual)
-            self._lines.append(_Line(cell, number, kind, len(indent), shift))
+            self._lines.append(_Line(cell, number, kind, dedent, len(indent), shift))
 
     # -- positions -------------------------------------------------------------------------
 
@@ -429,7 +448,7 @@ class NotebookDocument(Document):
             if cell is None or entry.cell is cell:
                 if entry.shift and column >= entry.indent:
                     column += entry.shift
-                return entry.cell, entry.line + 1, column
+                return entry.cell, entry.line + 1, column + entry.dedent
         if cell is None:
             cell = self._lines[0].cell if line < 1 else self._lines[-1].cell
             if line < 1:
@@ -466,8 +485,7 @@ class NotebookDocument(Document):
         changed: set[int] = set()
         removed: dict[int, Counter] = {}
         added: dict[int, Counter] = {}
-        matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for tag, i1, i2, j1, j2 in _opcodes(old, new):
             if tag == "equal":
                 for k in range(i2 - i1):
                     entry = self._lines[i1 + k]
@@ -493,6 +511,8 @@ class NotebookDocument(Document):
                 removed.setdefault(entry.cell.index, Counter())[entry.cell.lines[entry.line].strip()] += 1
             for owner, lines in pieces:
                 changed.add(owner.index)
+                if owner.dedent:
+                    lines = [owner.dedent + line if line.strip() else line for line in lines]
                 by_cell[owner.index].extend(lines)
                 added.setdefault(owner.index, Counter()).update(line.strip() for line in lines)
         _check_moves(removed, added, {cell.index: cell.number for cell in self.cells})
@@ -655,6 +675,25 @@ _PLAIN = frozenset({"pass", "else:", "try:", "finally:", "continue", "break", "r
 
 def _plain(line: str) -> bool:
     return not line or line.startswith("#") or line in _PLAIN or not any(c.isalnum() for c in line)
+
+
+def _opcodes(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes turning `old` into `new`, quicker for the usual small change in a long
+    module: the common head and tail are matched first, difflib aligns only the middle."""
+    head = 0
+    limit = min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    middle = difflib.SequenceMatcher(a=old[head : len(old) - tail], b=new[head : len(new) - tail], autojunk=False)
+    codes = [("equal", 0, head, 0, head)] if head else []
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        codes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        codes.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
+    return codes
 
 
 def _reads_back(text: str, sources: dict[int, str]) -> bool:

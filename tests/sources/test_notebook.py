@@ -398,6 +398,8 @@ def virtual_of(*lines: str) -> list[str]:
         "pip install -q transformers",
         "conda install -y pytorch",
         "cd ..",
+        "cd -",
+        "cd ./data",
         "load_ext tensorboard",
     ],
 )
@@ -470,6 +472,21 @@ def test_lines_inside_strings_and_brackets_are_not_magics():
 def test_a_shell_command_continued_with_backslashes_is_masked_whole():
     virtual = virtual_of("if True:", "    !pip install \\", "        torch \\", "  numpy", "x = 1")
     assert virtual == ["if True:", "    pass  # !pip install \\", "    pass  # torch \\", "    pass  # numpy", "x = 1"]
+
+
+def test_statements_starting_with_an_automagic_name_are_python():
+    lines = ["cat = pd.concat([a,", "                 b])", "pip = dict(", "    a=1)", "ls -la", "time (f())"]
+    assert virtual_of(*lines) == lines
+
+
+def test_an_indented_cell_is_dedented_like_ipython_does():
+    data = json.dumps(notebook([code(["    x = 1\n", "    for i in r:\n", "        !echo $i\n", "\n", "        y = i"])]), indent=1).encode()
+    doc = NotebookDocument.from_bytes("nb.ipynb", data)
+    assert doc.text == "x = 1\nfor i in r:\n    pass  # !echo $i\n\n    y = i\n"
+    assert doc.locate(Span(5, 4, 5, 9)) == (1, Span(5, 8, 5, 13))
+    assert doc.source_line(5) == "        y = i"
+    new = doc.render("x = 1\nfor i in r:\n    pass  # !echo $i\n\n    y = i\n    z = y\n")
+    assert json.loads(new)["cells"][0]["source"][-2:] == ["        y = i\n", "        z = y"]
 
 
 def test_time_magic_with_options_or_non_python_is_handled():
