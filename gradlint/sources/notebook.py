@@ -29,7 +29,9 @@ stay as they are.
 
 ``%time stmt`` and ``%timeit [-n N -r R ...] stmt`` keep their statement analysable: the virtual
 line is the statement alone (``<indent>stmt``) and `locate` shifts columns back by the width of
-the magic; the line is protected all the same, a fix may not change it.
+the magic; the line is protected all the same, a fix may not change it. A cell whose first line
+is indented is dedented by that much, as IPython runs it (columns are shifted back by `locate`,
+and lines a fix adds to such a cell get the indentation back).
 
 `render` writes a fixed module back: it aligns the old and new virtual lines, gives every
 changed or inserted line to its cell, and splices the re-serialised ``source`` of the changed
@@ -51,6 +53,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -269,7 +272,9 @@ class _LogicalLines:
 
 def _compiles(code: str) -> bool:
     try:
-        compile(code, "<ipython>", "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. invalid escape sequences: not our business
+            compile(code, "<ipython>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
     return True
