@@ -7,7 +7,7 @@ from typing import Iterator
 from gradlint.fixplan import FixPlan, InsertStatement
 from gradlint.model import Kind, ModuleModel
 from gradlint.rules.base import Finding, Rule
-from gradlint.rules.shared import code
+from gradlint.rules.shared import code, move
 
 
 class ClipWithoutUnscale(Rule):
@@ -34,10 +34,11 @@ class ClipWithoutUnscale(Rule):
                     f"clipped to max_norm / scale and the update shrinks by up to the scale; call "
                     f"`{scaler}.unscale_({optimizer})` first"
                 )
-                yield Finding(self.code, model.span(clip.node), message, self._fix(model, loop, clip, scaler, optimizer))
+                late = [e for e in related if e.kind is Kind.UNSCALE and clip.order < e.order < step.order]
+                yield Finding(self.code, model.span(clip.node), message, self._fix(model, loop, clip, scaler, optimizer, late))
 
     @staticmethod
-    def _fix(model, loop, clip, scaler, optimizer) -> FixPlan | None:
+    def _fix(model, loop, clip, scaler, optimizer, late_unscales) -> FixPlan | None:
         accumulation = loop.accumulation
         per_micro_batch = accumulation is not None and (
             (accumulation.guard is not None and accumulation.guard not in clip.guards)
@@ -46,4 +47,7 @@ class ClipWithoutUnscale(Rule):
         if clip.inlined or per_micro_batch:
             return None  # unscale_ on every micro-batch would raise: only fix a clip at the step
         statement = f"{scaler}.unscale_({optimizer})"
+        if late_unscales:  # a second unscale_ before update() raises: move the existing one
+            operation = move(model, loop, late_unscales[0], clip.stmt, "before")
+            return FixPlan(f"Move `{statement}` before the clip", (operation,)) if operation else None
         return FixPlan(f"Insert `{statement}` before the clip", (InsertStatement(statement, model.position(clip.stmt), "before"),))

@@ -76,8 +76,7 @@ def _boundary_test(model: ModuleModel, accumulation: Accumulation, block: list[a
         stop = block.index(guard_stmt) if guard_stmt is not None else len(block)
         if any(_assigns(s, counters) for s in block[start:stop]):
             return None  # the counter moves between here and the test
-        test = model.source(guard.test)
-        return test if guard.holds else f"not ({test})"
+        return model.source(guard.test) if guard.holds else _negation(guard.test)
     loop = accumulation.inner_loop
     target = loop.target
     if isinstance(target, ast.Tuple) and isinstance(loop.iter, ast.Call) and getattr(loop.iter.func, "id", "") == "enumerate":
@@ -95,3 +94,13 @@ def _assigns(stmt: ast.stmt, names: frozenset[str]) -> bool:
         if any(t is not None and ast.unparse(t) in names for t in targets):
             return True
     return False
+
+
+def _negation(test: ast.expr) -> str:
+    """`a == b` for `a != b` and the like; `not (...)` otherwise."""
+    flipped = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in flipped:
+        return ast.unparse(ast.Compare(test.left, [flipped[type(test.ops[0])]()], test.comparators))
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.unparse(test.operand)
+    return f"not ({ast.unparse(test)})"
