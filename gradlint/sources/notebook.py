@@ -526,8 +526,8 @@ class NotebookDocument(Document):
             if cell.index not in changed:
                 continue
             source = "".join(by_cell[cell.index])
-            if not cell.ends_newline and source.endswith("\n"):
-                source = source[:-1]
+            if not cell.ends_newline:  # drop the line end the virtual module gave the cell
+                source = _drop_line_end(source)
             if source != "".join(cell.lines):
                 result[cell.number] = source
         return result
@@ -682,6 +682,12 @@ def _plain(line: str) -> bool:
     return not line or line.startswith("#") or line in _PLAIN or not any(c.isalnum() for c in line)
 
 
+def _drop_line_end(text: str) -> str:
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith(("\n", "\r")) else text
+
+
 def _opcodes(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
     """difflib's opcodes turning `old` into `new`, quicker for the usual small change in a long
     module: the common head and tail are matched first, difflib aligns only the middle."""
@@ -744,7 +750,7 @@ class _Style:
         ensure_ascii = _escapes_non_ascii(region, self.ensure_ascii)
         if isinstance(original, str):
             return self.string(new, ensure_ascii)
-        new_items = new.splitlines(keepends=True)  # how nbformat splits a source into lines
+        new_items = _split_like(new, original)
         if not new_items:
             return "[]"
         elements = _elements(raw, start)
@@ -774,6 +780,17 @@ class _Style:
             else:
                 out.extend(self.string(item, ensure_ascii) for item in new_items[j1:j2])
         return "[" + opening + separator.join(out) + closing + "]"
+
+
+_RARE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _split_like(source: str, original: list[str]) -> list[str]:
+    """`source` split into list items the way `original` was: nbformat uses str.splitlines,
+    which also breaks at form feeds, U+2028 ...; other writers break only at line ends."""
+    if any(_RARE_BREAKS.search(item, 0, len(item) - 1) for item in original):
+        return _split_lines(source)
+    return source.splitlines(keepends=True)
 
 
 def _escapes_non_ascii(text: str, default: bool) -> bool:

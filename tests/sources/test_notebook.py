@@ -621,6 +621,25 @@ def test_cell_source_with_trailing_newline_keeps_it():
     assert json.loads(doc.render("x = 1\ny = 3\n"))["cells"][0]["source"] == ["x = 1\n", "y = 3\n"]
 
 
+@pytest.mark.parametrize("split", [True, False])
+def test_lines_with_rare_line_breaks_keep_their_list_items(split):
+    source = ["import torch\r\n", "s = 'a\u2028", "b'\r\n", "x = 1"] if split else ["import torch\r\n", "s = 'a\u2028b'\r\n", "x = 1"]
+    data = json.dumps(notebook([code(source)]), indent=1, ensure_ascii=False).encode()
+    doc = NotebookDocument.from_bytes("nb.ipynb", data)
+    assert doc.text == "import torch\r\ns = 'a\u2028b'\r\nx = 1\n"
+    new = doc.render(doc.text.replace("x = 1", "x = 2"))
+    assert json.loads(new)["cells"][0]["source"] == source[:-1] + ["x = 2"]
+
+
+def test_crlf_lines_added_at_the_end_of_a_cell():
+    data = json.dumps(notebook([code(["x = 1\r\n", "y = 2"]), code(["z = 3"])]), indent=1).encode()
+    doc = NotebookDocument.from_bytes("nb.ipynb", data)
+    new = doc.render("x = 1\r\ny = 2\r\nw = 4\r\n\r\nz = 3\n")
+    # The blank line before cell 2 is the line end the cell's last line gets back.
+    assert json.loads(new)["cells"][0]["source"] == ["x = 1\r\n", "y = 2\r\n", "w = 4\r\n"]
+    assert json.loads(new)["cells"][1]["source"] == ["z = 3"]
+
+
 def test_non_ascii_in_a_new_line_follows_the_file():
     raw = json.dumps(notebook([code(["x = 1  # é"])]), indent=1, ensure_ascii=False).encode()
     escaped = json.dumps(notebook([code(["x = 1  # é"])]), indent=1, ensure_ascii=True).encode()
