@@ -12,6 +12,11 @@ FORMATS = {
     "text": "text",
     "concise": "concise",
     "json": "json_format",
+    "github": "github",
+    "sarif": "sarif",
+    "gitlab": "gitlab",
+    "junit": "junit",
+    "lsp": "lsp_format",
 }
 
 
