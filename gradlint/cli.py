@@ -176,6 +176,15 @@ def rule(code):
 
 
 def _register_optional() -> None:
+    @main.command("lsp")
+    def lsp():
+        """Run the language server on stdio (for editors)."""
+        try:  # pygls only here: `gradlint check` never imports it
+            from gradlint.lsp import serve
+        except ImportError as error:
+            raise click.ClickException(f"the language server needs pygls>=2 and lsprotocol ({error})") from None
+        serve()
+
     try:
         from gradlint.verify.command import verify
     except ImportError:
