@@ -187,6 +187,8 @@ def check_gl301(bad: Run, fixed: Run) -> Outcome:
         "fixed_expected_norms": fixed_expected,
         "bad_rel_error_vs_max_norm_over_scale": bad_err, "fixed_rel_error_vs_min_raw_max_norm": fixed_err,
         "bad_update_norms": bad_upd, "fixed_update_norms": fixed_upd,
+        "bad_clip_saw_norms": [c["total_norm"] for s in bsteps for c in s.clips if "total_norm" in c],
+        "fixed_clip_saw_norms": [c["total_norm"] for s in fsteps for c in s.clips if "total_norm" in c],
     })
 
 
