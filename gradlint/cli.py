@@ -13,7 +13,7 @@ from gradlint import __version__
 from gradlint.config import ConfigError, load_config
 from gradlint.diagnostics import FileResult
 from gradlint.files import discover
-from gradlint.report import FORMATS, render
+from gradlint.report import FORMATS, location, render
 from gradlint.runner import Task, run
 
 
@@ -133,11 +133,11 @@ def _fix_summary(results: list[FileResult], wrote: bool) -> None:
     err = True
     for result in results:
         for d in result.fixed:
-            click.echo(f"{'Fixed' if wrote else 'Would fix'} {d.code} {d.name} at {d.path}:{d.span.line}", err=err)
+            click.echo(f"{'Fixed' if wrote else 'Would fix'} {d.code} {d.name} at {location(d)}", err=err)
         for failure in result.fix_failures:
             click.echo(f"Not fixed: {failure}", err=err)
         for d in result.diagnostics:
-            click.echo(f"Remaining: {d.path}:{d.span.line}:{d.span.column + 1}: {d.code} {d.message}", err=err)
+            click.echo(f"Remaining: {location(d)}: {d.code} {d.message}", err=err)
     fixed = sum(len(r.fixed) for r in results)
     files = sum(1 for r in results if r.fixed)
     remaining = sum(len(r.diagnostics) for r in results)

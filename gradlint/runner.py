@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -30,6 +29,8 @@ def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileRe
     work = [t for t in tasks if isinstance(t, Task)]
     workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
     if workers > 1 and len(work) >= POOL_THRESHOLD:
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(process, work, chunksize=max(1, len(work) // (workers * 8))))
     else:
