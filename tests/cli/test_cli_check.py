@@ -24,7 +24,9 @@ from training_scripts import (
 )
 
 ANSI = re.compile(r"\x1b\[")
-LOCATION = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<code>GL\d{3})(?P<fix> \[\*\])? (?P<msg>.+)$")
+LOCATION = re.compile(
+    r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<code>GL\d{3})(?P<fix> \[\*\])? (?P<msg>.+)$"
+)
 
 
 def codes(stdout: str) -> list[tuple[str, str, int]]:
@@ -188,7 +190,8 @@ def test_text_format_marks_only_fixable_diagnostics(workdir, gradlint):
 
 
 def test_concise_format_is_one_line_per_diagnostic(two_bugs, gradlint):
-    run = gradlint("check", "--format", "concise", "train_accum.py", "train_clip.py", "train_zero.py", "utils.py")
+    files = ("train_accum.py", "train_clip.py", "train_zero.py", "utils.py")
+    run = gradlint("check", "--format", "concise", *files)
     lines = run.stdout.splitlines()
     assert lines[-1] == "Found 3 errors (3 fixable with `gradlint fix`)."
     assert [LOCATION.match(line).group("path", "line", "col", "code") for line in lines[:-1]] == [
@@ -269,7 +272,9 @@ def test_quiet_clean_run_prints_nothing(workdir, gradlint):
 def test_stdin_filename_reads_stdin_and_reports_that_name(workdir, gradlint):
     # the file on disk is clean; what the editor sends on stdin is not
     write(workdir, "src/train.py", CLEAN)
-    run = gradlint("check", "--format", "concise", "--stdin-filename", "src/train.py", input=ACCUM_NOT_DIVIDED)
+    run = gradlint(
+        "check", "--format", "concise", "--stdin-filename", "src/train.py", input=ACCUM_NOT_DIVIDED
+    )
     assert run.exit_code == 1, run
     assert codes(run.stdout) == [("src/train.py", "GL201", ACCUM_LINE)]
 

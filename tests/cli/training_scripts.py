@@ -130,3 +130,41 @@ for i, (x, y) in enumerate(loader):
         optimizer.step()
         optimizer.zero_grad()
 '''
+
+# GL201 and GL101 in one loop: the loss is not divided, and the clip comes after the step.
+TWO_BUGS = '''\
+import torch
+from torch import nn
+
+model = nn.Linear(16, 4)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+accum = 4
+loader = [(torch.randn(8, 16), torch.randint(0, 4, (8,))) for _ in range(32)]
+
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward()
+    if (i + 1) % accum == 0:
+        optimizer.step()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.zero_grad()
+'''
+TWO_BUGS_FIXED = '''\
+import torch
+from torch import nn
+
+model = nn.Linear(16, 4)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+accum = 4
+loader = [(torch.randn(8, 16), torch.randint(0, 4, (8,))) for _ in range(32)]
+
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    (loss / accum).backward()
+    if (i + 1) % accum == 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad()
+'''
