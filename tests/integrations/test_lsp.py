@@ -1,0 +1,315 @@
+"""The language server, driven by a real LSP client over stdio (pytest-lsp spawns
+`python -m gradlint lsp`): diagnostics, quick fixes, fix-all, ignore, hover, notebooks."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+BUGGY = '''\
+import torch
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in batches:
+    optimizer.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    optimizer.step()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+'''
+
+ACCUMULATION = '''\
+import torch
+import torch.nn.functional as F
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum_steps = 4
+for i, (x, y) in enumerate(batches):
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.zero_grad()
+'''
+
+WORKSPACE: Path | None = None
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "gradlint", "lsp"],
+        server_env=dict(os.environ, GRADLINT_LSP_DEBOUNCE_MS="50"),
+    ),
+)
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    global WORKSPACE
+    WORKSPACE = tmp_path_factory.mktemp("workspace")
+    capabilities = client_capabilities("visual-studio-code")
+    # VS Code syncs notebooks since 1.7x; the recorded 1.65 capabilities predate it
+    capabilities.notebook_document = types.NotebookDocumentClientCapabilities(
+        synchronization=types.NotebookDocumentSyncClientCapabilities(execution_summary_support=True)
+    )
+    params = types.InitializeParams(
+        capabilities=capabilities,
+        root_uri=WORKSPACE.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=WORKSPACE.as_uri(), name="workspace")],
+    )
+    result = await lsp_client.initialize_session(params)
+    lsp_client.server_capabilities = result.capabilities
+    yield
+    await lsp_client.shutdown_session()
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+async def published(client: LanguageClient, uri: str, timeout: float = 10) -> list[types.Diagnostic]:
+    """Wait for the next publishDiagnostics for `uri`."""
+
+    async def wait():
+        while True:
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if uri in client.diagnostics:
+                return client.diagnostics[uri]
+
+    client.diagnostics.pop(uri, None)
+    return await asyncio.wait_for(wait(), timeout)
+
+
+def offset(text: str, position: types.Position) -> int:
+    lines = text.splitlines(keepends=True)
+    if position.line >= len(lines):
+        return len(text)
+    return sum(len(line) for line in lines[: position.line]) + position.character  # ASCII texts
+
+
+def apply(text: str, edits) -> str:
+    for edit in sorted(edits, key=lambda e: offset(text, e.range.start), reverse=True):
+        text = text[: offset(text, edit.range.start)] + edit.new_text + text[offset(text, edit.range.end) :]
+    return text
+
+
+def edits_for(edit: types.WorkspaceEdit, uri: str):
+    if edit.document_changes:
+        return [e for change in edit.document_changes if change.text_document.uri == uri for e in change.edits]
+    return (edit.changes or {}).get(uri, [])
+
+
+def open_file(client: LanguageClient, name: str, text: str) -> str:
+    path = WORKSPACE / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+    )
+    return uri
+
+
+def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+async def actions(client: LanguageClient, uri: str, diagnostic: types.Diagnostic | None, only=None):
+    where = diagnostic.range if diagnostic else types.Range(types.Position(0, 0), types.Position(0, 0))
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=where,
+            context=types.CodeActionContext(diagnostics=[diagnostic] if diagnostic else [], only=only),
+        )
+    )
+
+
+# -- tests -----------------------------------------------------------------------------------
+
+
+async def test_capabilities(client: LanguageClient):
+    caps = client.server_capabilities
+    assert caps.hover_provider
+    assert caps.code_action_provider.resolve_provider
+    assert "source.fixAll.gradlint" in caps.code_action_provider.code_action_kinds
+    assert caps.notebook_document_sync is not None
+
+
+async def test_diagnostics_on_open(client: LanguageClient):
+    uri = open_file(client, "open.py", BUGGY)
+    diagnostics = await published(client, uri)
+    assert [d.code for d in diagnostics] == ["GL101"]
+    (d,) = diagnostics
+    assert d.source == "gradlint"
+    assert d.severity == types.DiagnosticSeverity.Error
+    assert d.range.start == types.Position(9, 4)
+    assert d.range.end.line == 9
+    assert d.code_description.href.endswith("GL101.md")
+    assert d.data["fix"]["title"]
+
+
+async def test_quick_fix_then_clean(client: LanguageClient):
+    uri = open_file(client, "quickfix.py", BUGGY)
+    (diagnostic,) = await published(client, uri)
+    found = await actions(client, uri, diagnostic)
+    quick = [a for a in found if a.kind == types.CodeActionKind.QuickFix and a.title.startswith("GL101")]
+    assert len(quick) == 1 and quick[0].is_preferred
+    assert quick[0].diagnostics and quick[0].diagnostics[0].code == "GL101"
+    fixed = apply(BUGGY, edits_for(quick[0].edit, uri))
+    assert fixed.index("clip_grad_norm_") < fixed.index("optimizer.step()")
+    change(client, uri, 2, fixed)
+    assert list(await published(client, uri)) == []
+
+
+async def test_ignore_action(client: LanguageClient):
+    uri = open_file(client, "ignore.py", BUGGY)
+    (diagnostic,) = await published(client, uri)
+    found = await actions(client, uri, diagnostic, only=[types.CodeActionKind.QuickFix])
+    (ignore,) = [a for a in found if a.title == "Ignore GL101 on this line"]
+    fixed = apply(BUGGY, edits_for(ignore.edit, uri))
+    assert "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # gradlint: ignore[GL101]\n" in fixed
+    change(client, uri, 2, fixed)
+    assert list(await published(client, uri)) == []
+
+
+async def test_fix_all_source_action(client: LanguageClient):
+    uri = open_file(client, "fixall.py", ACCUMULATION)
+    diagnostics = await published(client, uri)
+    assert sorted(d.code for d in diagnostics) == ["GL101", "GL201"]
+    found = await actions(client, uri, None, only=[types.CodeActionKind.Source])
+    (fix_all,) = found
+    assert fix_all.kind == "source.fixAll.gradlint" and fix_all.title == "Fix all gradlint issues"
+    if fix_all.edit is None:  # VS Code's capabilities: resolved lazily
+        fix_all = await client.code_action_resolve_async(fix_all)
+    fixed = apply(ACCUMULATION, edits_for(fix_all.edit, uri))
+    assert "(loss / accum_steps).backward()" in fixed
+    change(client, uri, 2, fixed)
+    assert list(await published(client, uri)) == []
+
+
+async def test_hover_shows_rule_doc(client: LanguageClient):
+    uri = open_file(client, "hover.py", BUGGY)
+    (diagnostic,) = await published(client, uri)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(9, 10))
+    )
+    assert hover is not None
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    assert "GL101" in hover.contents.value and "clip" in hover.contents.value
+    nothing = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 2))
+    )
+    assert nothing is None
+
+
+async def test_changes_are_debounced_and_syntax_errors_clear(client: LanguageClient):
+    uri = open_file(client, "typing.py", BUGGY)
+    assert len(await published(client, uri)) == 1
+    clean = BUGGY.replace("    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n", "")
+    for version, text in enumerate([BUGGY + "x = (", BUGGY + "x = (1", clean], start=2):
+        change(client, uri, version, text)
+    assert list(await published(client, uri)) == []
+    change(client, uri, 5, BUGGY + "x = (")  # does not parse: nothing to report
+    assert list(await published(client, uri)) == []
+    change(client, uri, 6, BUGGY)
+    assert [d.code for d in await published(client, uri)] == ["GL101"]
+
+
+async def test_workspace_config(client: LanguageClient):
+    project = WORKSPACE / "configured"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL101"]\n')
+    uri = open_file(client, "configured/train.py", ACCUMULATION)
+    diagnostics = await published(client, uri)
+    assert [d.code for d in diagnostics] == ["GL201"]
+
+
+async def test_close_clears(client: LanguageClient):
+    uri = open_file(client, "closed.py", BUGGY)
+    assert await published(client, uri)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    assert list(await published(client, uri)) == []
+
+
+async def test_notebook_cells(client: LanguageClient):
+    notebook_uri = (WORKSPACE / "train.ipynb").as_uri()
+    sources = [
+        "# Training\n",
+        "import torch\nimport torch.nn.functional as F\nmodel = torch.nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "%matplotlib inline\naccum_steps = 4",
+        "for i, (x, y) in enumerate(batches):\n    loss = F.mse_loss(model(x), y)\n    loss.backward()\n"
+        "    if (i + 1) % accum_steps == 0:\n        optimizer.step()\n        optimizer.zero_grad()",
+    ]
+    kinds = [types.NotebookCellKind.Markup, types.NotebookCellKind.Code, types.NotebookCellKind.Code]
+    cell_uris = [f"vscode-notebook-cell:{WORKSPACE / 'train.ipynb'}#cell{i}" for i in range(3)]
+    client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=notebook_uri,
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[types.NotebookCell(kind=k, document=u) for k, u in zip(kinds, cell_uris)],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(uri=u, language_id="markdown" if k == types.NotebookCellKind.Markup else "python",
+                                       version=1, text=s)
+                for k, u, s in zip(kinds, cell_uris, sources)
+            ],
+        )
+    )
+
+    async def settled():
+        for _ in range(50):
+            if cell_uris[2] in client.diagnostics and cell_uris[1] in client.diagnostics:
+                return
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    await asyncio.wait_for(settled(), 10)
+    assert list(client.diagnostics[cell_uris[1]]) == []
+    (diagnostic,) = client.diagnostics[cell_uris[2]]
+    assert diagnostic.code == "GL201" and diagnostic.range.start.line == 2 and diagnostic.data["cell"] == 3
+
+    found = await actions(client, cell_uris[2], diagnostic)
+    (quick,) = [a for a in found if a.title.startswith("GL201")]
+    fixed = apply(sources[2], edits_for(quick.edit, cell_uris[2]))
+    assert "(loss / accum_steps).backward()" in fixed
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=cell_uris[2]), position=types.Position(2, 6))
+    )
+    assert hover is not None and "GL201" in hover.contents.value
+
+    client.diagnostics.pop(cell_uris[2], None)
+    client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(version=2, uri=notebook_uri),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    text_content=[
+                        types.NotebookDocumentCellContentChanges(
+                            document=types.VersionedTextDocumentIdentifier(uri=cell_uris[2], version=2),
+                            changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
+                        )
+                    ]
+                )
+            ),
+        )
+    )
+    assert list(await published(client, cell_uris[2])) == []
