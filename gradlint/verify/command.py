@@ -31,16 +31,21 @@ def torch_version() -> str | None:
 def _report_text(results: Sequence[Any], seconds: float, torch: str) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
-    table = Table(title="gradlint verify", show_lines=True)
+    table = Table(title="gradlint verify", show_lines=True, expand=True)
+    names = console.width >= 120  # rule names are long identifiers: show them only when they fit
     table.add_column("rule", no_wrap=True)
-    table.add_column("prediction")
-    table.add_column("measured")
+    table.add_column("prediction", ratio=3)
+    table.add_column("measured", ratio=5)
     table.add_column("verdict", no_wrap=True)
     for r in results:
         verdict = "[green]pass[/green]" if r.passed else "[bold red]FAIL[/bold red]"
-        table.add_row(f"{r.code}\n{r.name}", r.prediction, r.measured or "", verdict)
+        rule = Text(r.code, style="bold")
+        if r.name and names:
+            rule.append("\n" + r.name, style="dim")
+        table.add_row(rule, r.prediction, Text(r.measured or ""), verdict)
     console.print(table)
     for r in results:
         if r.error:

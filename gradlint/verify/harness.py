@@ -236,23 +236,25 @@ def verify_rule(
     pred = predictions.get(code)
     result = RuleResult(code, pred.name if pred else "", pred.text if pred else "", False, "")
 
-    def fail(error: str) -> RuleResult:
+    def fail(error: str, measured: str | None = None) -> RuleResult:
+        if measured is not None:
+            result.measured = measured
         result.error = error
         result.seconds = time.monotonic() - start
         return result
 
     folder = fixtures_root / code if fixtures_root is not None else None
     if folder is None or not (folder / "bad.py").is_file() or not (folder / "fixed.py").is_file():
-        return fail(f"no fixtures: expected {code}/bad.py and {code}/fixed.py under {fixtures_root}")
+        return fail(f"no fixtures: expected {code}/bad.py and {code}/fixed.py under {fixtures_root}", "no fixtures")
     if pred is None:
-        return fail(f"no prediction is defined for {code}")
+        return fail(f"no prediction is defined for {code}", "no prediction")
     bad_text = (folder / "bad.py").read_text(encoding="utf-8")
     fixed_text = (folder / "fixed.py").read_text(encoding="utf-8")
     if fixer is not None:
         try:
             produced = fixer(bad_text, code)
         except Exception as exc:  # noqa: BLE001 - any fixer failure is this rule's failure
-            return fail(f"autofix of bad.py failed: {type(exc).__name__}: {exc}")
+            return fail(f"autofix of bad.py failed: {type(exc).__name__}: {exc}", "autofix failed")
         if produced != fixed_text:
             result.measured = DRIFT
             return fail(f"{DRIFT}:\n{short_diff(fixed_text, produced)}")

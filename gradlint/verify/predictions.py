@@ -76,8 +76,8 @@ def check_gl101(bad: Run, fixed: Run) -> Outcome:
     bad_over = sum(n > limit for n in bad_norms)
     passed = fixed_ok == len(fixed_norms) and bad_over > 0
     measured = (
-        f"max_norm={_g(max_norm)}; fixed: {fixed_ok}/{len(fixed_norms)} steps ≤ max_norm "
-        f"(max {max(fixed_norms):.7g}); bad: {bad_over}/{len(bad_norms)} steps exceed it "
+        f"max_norm {_g(max_norm)}: fixed {fixed_ok}/{len(fixed_norms)} steps ≤ it "
+        f"(max {max(fixed_norms):.8g}); bad {bad_over}/{len(bad_norms)} steps above "
         f"({_g(min(bad_norms))}–{_g(max(bad_norms))})"
     )
     return Outcome(passed, measured, {
@@ -113,9 +113,8 @@ def check_gl201(bad: Run, fixed: Run) -> Outcome:
     b0, f0 = bsteps[0], fsteps[0]
     ratio = b0.update_norm / f0.update_norm if f0.update_norm else float("nan")
     measured = (
-        f"N={n}; fixed = bad/N on {len(comparable)} step(s) from equal params: "
-        f"max rel. error {worst:.1e}; grad norm {_g(b0.grad_norm)} → {_g(f0.grad_norm)}, "
-        f"first update {ratio:.2f}× larger in bad"
+        f"N={n}, {len(comparable)} step(s) from equal params: fixed = bad/N, max rel. err "
+        f"{worst:.1e}; |grad| {_g(b0.grad_norm)} → {_g(f0.grad_norm)}; bad's update {ratio:.2f}×"
     )
     return Outcome(passed, measured, {
         "N": n, "comparable_steps": len(comparable), "max_rel_error": worst,
@@ -139,10 +138,9 @@ def check_gl202(bad: Run, fixed: Run) -> Outcome:
         and fixed_window_err <= GRAD_RTOL and cross_err <= GRAD_RTOL
     )
     measured = (
-        f"N={n}; bad step = last micro-batch (max rel. error {bad_last_err:.1e}), "
-        f"{_g(min(bad_ratio))}–{_g(max(bad_ratio))} of the window's norm; "
-        f"fixed step = sum over the window (max rel. error {fixed_window_err:.1e}; "
-        f"step 1 vs bad's window {cross_err:.1e})"
+        f"N={n}: bad = last micro-batch (err {bad_last_err:.1e}), "
+        f"{min(bad_ratio):.2f}–{max(bad_ratio):.2f} of the window's norm; "
+        f"fixed = window sum (err {fixed_window_err:.1e}; step 1 = bad's window, err {cross_err:.1e})"
     )
     return Outcome(passed, measured, {
         "N": n, "bad_vs_last_microbatch_rel_error": bad_last_err,
@@ -175,10 +173,9 @@ def check_gl301(bad: Run, fixed: Run) -> Outcome:
     bad_upd = [s.update_norm for s in bsteps]
     fixed_upd = [s.update_norm for s in fsteps]
     measured = (
-        f"max_norm={_g(max_norm)}, scale={scale:g}; bad step grad norm "
-        f"{_g(bsteps[0].grad_norm)} = max_norm/scale (rel. error {bad_err:.1e}); fixed "
-        f"{fsteps[0].grad_norm:.7g} = min(raw, max_norm) (rel. error {fixed_err:.1e}); "
-        f"update norm {_g(max(bad_upd))} vs {_g(min(fixed_upd))}"
+        f"scale {scale:g}, max_norm {_g(max_norm)}: bad |grad| {_g(bsteps[0].grad_norm)} = "
+        f"max_norm/scale (err {bad_err:.1e}); fixed {fsteps[0].grad_norm:.7g} = min(raw, max_norm) "
+        f"(err {fixed_err:.1e}); |update| {_g(max(bad_upd))} vs {_g(min(fixed_upd))}"
     )
     return Outcome(passed, measured, {
         "max_norm": max_norm, "scale": scale,
@@ -215,7 +212,7 @@ def check_gl401(bad: Run, fixed: Run) -> Outcome:
         and all(r == n for r in bad_rounds) and all(r == 1 for r in fixed_rounds)
     )
     measured = (
-        f"N={n}; all-reduce rounds per update: bad {_rounds(bad_rounds)} → fixed {_rounds(fixed_rounds)}; "
+        f"N={n}: all-reduce rounds per update bad {_rounds(bad_rounds)} → fixed {_rounds(fixed_rounds)}; "
         f"final params {'allclose' if allclose else 'DIFFER'} (max |Δ| {max(diffs):.1e}); "
         f"ranks {'agree' if rank_gap == 0.0 else f'differ by {rank_gap:.1e}'}"
     )

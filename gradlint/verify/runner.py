@@ -55,6 +55,7 @@ class Recorder:
         self._allreduces = 0
         self._in_scaler_step = 0
         self.ddp_models = 0
+        self._backward_depth = 0
 
     # ----------------------------------------------------------------- parameters
     def _register_optimizer(self, opt: torch.optim.Optimizer) -> None:
@@ -188,6 +189,15 @@ class Recorder:
 
     # ----------------------------------------------------------------- recording
     def _backward(self, orig, tensors, args, kwargs):  # type: ignore[no-untyped-def]
+        if self._backward_depth:  # a backward inside a backward (reentrant checkpointing)
+            return orig(tensors, *args, **kwargs)
+        self._backward_depth += 1
+        try:
+            return self._record_backward(orig, tensors, args, kwargs)
+        finally:
+            self._backward_depth -= 1
+
+    def _record_backward(self, orig, tensors, args, kwargs):  # type: ignore[no-untyped-def]
         before = [None if p.grad is None else p.grad.detach().clone() for p in self.params]
         allreduces_before = self._allreduces
         loss = None

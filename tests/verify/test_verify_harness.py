@@ -117,6 +117,6 @@ def test_harness_reports_failures(tmp_path):
     assert set(results) == {"GL101", "GL201", "GL801", "GL802"}
     assert not any(r.passed for r in results.values())
     assert "ratio 0.250" in results["GL201"].measured and results["GL201"].error is None
-    assert "fixed: 0/8 steps ≤ max_norm" in results["GL101"].measured
+    assert "fixed 0/8 steps ≤ it" in results["GL101"].measured
     assert "fixed.py crashed" in results["GL801"].error and "boom in the fix" in results["GL801"].error
     assert "fixed.py timed out after 15 s" in results["GL802"].error
