@@ -3,6 +3,22 @@
 A prediction is a small pure function of the two runs' traces; it returns whether the
 prediction held and a one-line account of what was measured. Tolerances are explicit constants.
 Tests inject their own table (``run_verify(..., predictions=...)``) to prove the harness fails.
+
+What is measured, per rule (the trace records, per optimizer step, the gradients it consumed, and
+per backward the gradient it added; see runner.py):
+
+- GL101: the total norm of the gradients each ``optimizer.step()`` consumes, against the
+  ``max_norm`` the script passed to ``clip_grad_norm_`` (recorded by wrapping it).
+- GL201: the first step's gradients in both runs. Only steps taken from identical parameters are
+  comparable (checked, not assumed): after the first update the bad run has moved N times
+  further (SGD) and the runs' gradients diverge for that reason alone.
+- GL202: within each run, a step's gradients against the last backward's contribution and against
+  the sum of the window's contributions (the gradient that accumulation should have produced).
+- GL301: the step's gradients after ``scaler.step()`` unscaled them (the step pre-hook runs
+  inside ``scaler.step``, after its unscale), i.e. in true units, against ``max_norm / scale``
+  (bad) and ``min(true window norm, max_norm)`` (fixed); the scale is the scaler's at that step.
+- GL401: per update, the backward passes in which the DDP comm hook all-reduced a bucket; and
+  the final parameters of both runs (and of both ranks in each run).
 """
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ installed; it needs no change and knows nothing of them:
   and a post-hook the update it made (parameters after minus before);
 - ``clip_grad_norm_`` / ``clip_grad_value_`` calls are recorded (max_norm, the norm they saw);
 - ``GradScaler.unscale_/step/update`` are recorded with the scale in force;
-- every ``DistributedDataParallel`` gets a comm hook that counts bucket all-reduces and then does
-  exactly what the default hook does (average by all-reduce);
+- every ``DistributedDataParallel`` gets, before its first forward, a comm hook that counts bucket
+  all-reduces and then does exactly what DDP does without a hook (average by all-reduce); a comm
+  hook the script registers itself is counted instead;
 - at exit, the final parameters.
 
 Under GradScaler, ``scaler.step(optimizer)`` unscales the gradients (unless ``unscale_`` already
@@ -172,20 +173,34 @@ class Recorder:
             return
         rec = self
         orig_init = DistributedDataParallel.__init__
+        orig_register = DistributedDataParallel.register_comm_hook
+        orig_forward = DistributedDataParallel.forward
 
-        def counting_hook(state, bucket):  # type: ignore[no-untyped-def]
-            rec._allreduces += 1
-            rec.events.append(
-                {"kind": "allreduce", "bucket": int(bucket.index()), "numel": int(bucket.buffer().numel())}
-            )
-            return allreduce_hook(state, bucket)
+        def register_comm_hook(self, state, hook):  # type: ignore[no-untyped-def]
+            # The script's own comm hook (or, by default, ours) runs behind a counter.
+            def counted(state, bucket):  # type: ignore[no-untyped-def]
+                rec._allreduces += 1
+                rec.events.append(
+                    {"kind": "allreduce", "bucket": int(bucket.index()), "numel": int(bucket.buffer().numel())}
+                )
+                return hook(state, bucket)
+
+            self._gradlint_hooked = True
+            return orig_register(self, state, counted)
 
         def ddp_init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
             orig_init(self, *args, **kwargs)
             rec.ddp_models += 1
-            self.register_comm_hook(None, counting_hook)
+
+        def forward(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if not getattr(self, "_gradlint_hooked", False):
+                # allreduce_hook averages by all-reduce, exactly what DDP does without a hook.
+                register_comm_hook(self, None, allreduce_hook)
+            return orig_forward(self, *args, **kwargs)
 
         DistributedDataParallel.__init__ = ddp_init  # type: ignore[method-assign]
+        DistributedDataParallel.register_comm_hook = register_comm_hook  # type: ignore[method-assign]
+        DistributedDataParallel.forward = forward  # type: ignore[method-assign]
 
     # ----------------------------------------------------------------- recording
     def _backward(self, orig, tensors, args, kwargs):  # type: ignore[no-untyped-def]
