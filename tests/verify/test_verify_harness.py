@@ -120,3 +120,13 @@ def test_harness_reports_failures(tmp_path):
     assert "fixed 0/8 steps ≤ it" in results["GL101"].measured
     assert "fixed.py crashed" in results["GL801"].error and "boom in the fix" in results["GL801"].error
     assert "fixed.py timed out after 15 s" in results["GL802"].error
+
+
+@pytest.mark.parametrize("code", RULES)
+def test_fixture_bad_fires_only_its_rule_and_fixed_is_clean(code):
+    from gradlint.linter import check_source
+
+    bad = (FIXTURES / code / "bad.py").read_text()
+    fixed = (FIXTURES / code / "fixed.py").read_text()
+    assert [d.code for d in check_source(bad, path="bad.py")] == [code]
+    assert [d.code for d in check_source(fixed, path="fixed.py")] == []
