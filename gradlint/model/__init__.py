@@ -13,6 +13,7 @@ from gradlint.model.names import ImportTable
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope
 
+GRADIENT_WORDS = ("backward", "step", "zero_grad", "clip", "grad", "sync", "scale")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
 
 
@@ -22,11 +23,26 @@ class ModuleModel:
     def __init__(self, tree: ast.Module, text: str):
         self.tree = tree
         self.text = text
-        self.imports = ImportTable(tree)
-        self.roles = Roles(tree, self.imports)
-        self.parents = Parents(tree)
         self._scopes: dict[int, Scope] = {}
+        self._memo: dict[tuple, bool] = {}
         self._methods: dict[int, dict[str, ast.FunctionDef]] = {}
+
+    # Built on first use: a module with no backward() call never needs roles or parents.
+    @cached_property
+    def nodes(self) -> list[ast.AST]:
+        return list(ast.walk(self.tree))  # one walk, shared by the tables below
+
+    @cached_property
+    def imports(self) -> ImportTable:
+        return ImportTable(self.nodes)
+
+    @cached_property
+    def roles(self) -> Roles:
+        return Roles(self.nodes, self.imports)
+
+    @cached_property
+    def parents(self) -> Parents:
+        return Parents(self.tree)
 
     @cached_property
     def lines(self) -> list[str]:
@@ -43,6 +59,15 @@ class ModuleModel:
                 n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             }
         return self._methods[id(cls)]
+
+    def touches_gradients(self, function: ast.AST) -> bool:
+        """Whether a helper's source mentions anything that could be a gradient event."""
+        key = ("touches", id(function))
+        if key not in self._memo:
+            text = "\n".join(self.lines[function.lineno - 1 : function.end_lineno])
+            ddp_models = tuple(name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL))
+            self._memo[key] = any(word in text for word in GRADIENT_WORDS + ddp_models)
+        return self._memo[key]
 
     def scope(self, node: ast.AST) -> Scope:
         if id(node) not in self._scopes:

@@ -244,7 +244,7 @@ class EventWalker:
         if self.inlining:
             return
         helper = self._local_function(call.func)
-        if helper is None or helper is self.unit_scope:
+        if helper is None or helper is self.unit_scope or not self.model.touches_gradients(helper):
             return
         saved_scope, self.scope, self.inlining = self.scope, helper, True
         try:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+BACKWARD_CALL = re.compile(r"backward\s*\(")
 MICRO_BATCH_WORDS = ("micro", "chunk", "split", "accum", "shard")
 
 
@@ -115,12 +118,38 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
 def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
     """The innermost loops that train, and step functions that train outside any loop."""
     units = []
-    for node in ast.walk(model.tree):
-        if isinstance(node, LOOPS + FUNCTIONS):
+    for node in _candidates(model):
             events = EventWalker(model, node).walk(node.body)
             if _trains(events) and not _inner_loop_trains(events):
                 units.append(TrainingLoop(model, node, events))
     return units
+
+
+def _candidates(model: "ModuleModel"):
+    """Loops and functions that can reach a backward call: holding one, or a call of a local
+    function or method that holds one. Others are not walked at all."""
+    if not BACKWARD_CALL.search(model.text):
+        return  # autograd Functions define backward() but never call it
+    calls = [n for n in model.nodes if isinstance(n, ast.Call)]
+    backward_lines = [c.lineno for c in calls if isinstance(c.func, ast.Attribute) and "backward" in c.func.attr]
+    if not backward_lines:
+        return
+    units = [n for n in model.nodes if isinstance(n, LOOPS + FUNCTIONS)]
+    helpers = {
+        n.name for n in units
+        if isinstance(n, FUNCTIONS) and any(n.lineno <= line <= n.end_lineno for line in backward_lines)
+    }
+    lines = sorted({*backward_lines, *(c.lineno for c in calls if _called_name(c.func) in helpers)})
+    for node in units:
+        first = bisect.bisect_left(lines, node.lineno)
+        if first < len(lines) and lines[first] <= node.end_lineno:
+            yield node
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _trains(events: list[Event]) -> bool:

@@ -20,9 +20,9 @@ def dotted(expr: ast.AST) -> str | None:
 class ImportTable:
     """Local name -> qualified name, from every import statement of the module (one pass)."""
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, nodes: list[ast.AST]):
         self.aliases: dict[str, str] = {}
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:

@@ -50,10 +50,10 @@ def classify_constructor(qualname: str) -> Role | None:
 class Roles:
     """Roles of dotted names across the module (scopes are not separated: names are telling)."""
 
-    def __init__(self, tree: ast.Module, imports: ImportTable):
+    def __init__(self, nodes: list[ast.AST], imports: ImportTable):
         self._roles: dict[str, Role] = {}
         methods: dict[str, set[str]] = defaultdict(set)
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for constructor in _constructors(node.value):

@@ -18,11 +18,14 @@ class Parents:
     def __init__(self, tree: ast.Module):
         self.parent: dict[ast.AST, ast.AST] = {}
         self.block: dict[ast.AST, list[ast.stmt]] = {}
-        for node in ast.walk(tree):
+        pending = [tree]  # statements only: expressions hold no blocks
+        while pending:
+            node = pending.pop()
             for block in _blocks(node):
                 for child in block:
                     self.parent[child] = node
                     self.block[child] = block
+                pending.extend(block)
 
     def ancestors(self, stmt: ast.AST):
         while stmt in self.parent:
