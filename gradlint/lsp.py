@@ -336,6 +336,34 @@ class GradlintServer(LanguageServer):
             )
         return types.WorkspaceEdit(changes=grouped)
 
+    def can_resolve_edits(self) -> bool:
+        support = getattr(getattr(self.client_capabilities.text_document, "code_action", None), "resolve_support", None)
+        return support is not None and "edit" in (support.properties or ())
+
+    async def in_thread(self, function: Callable, *args):
+        """Run slow work (libcst) off the event loop, so diagnostics and hovers keep flowing."""
+        return await asyncio.get_running_loop().run_in_executor(self.thread_pool, function, *args)
+
+    def resolve_edit(self, action: types.CodeAction, analysis: Analysis) -> bool:
+        """Give a fix action (made by `code_action`) its edit; False when there is none."""
+        data = action.data if isinstance(action.data, dict) else {}
+        try:
+            if action.kind == FIX_ALL_KIND:
+                edits = self.fix_all_edits(analysis)
+            else:
+                wanted = (data.get("code"), data.get("cell"), tuple(data.get("span") or ()))
+                match = next(
+                    (d for d in analysis.diagnostics if (d.code, d.cell, tuple(astuple_span(d))) == wanted), None
+                )
+                edits = self.fix_edits(analysis, match) if match is not None else None
+        except Exception:  # a fix that crashes is a fix not offered
+            log.exception("gradlint: computing the edit of %r failed", action.title)
+            edits = None
+        if not edits:
+            return False
+        action.edit = self.workspace_edit(analysis, edits)
+        return True
+
     def fix_edits(self, analysis: Analysis, diagnostic: Diagnostic) -> list[Edit] | None:
         """The edits of one diagnostic's fix, from the findings already at hand."""
         from gradlint.fixer import fixed_text
@@ -408,6 +436,14 @@ class GradlintServer(LanguageServer):
         return found
 
 
+def astuple_span(d: Diagnostic) -> tuple[int, int, int, int]:
+    return (d.span.line, d.span.column, d.span.end_line, d.span.end_column)
+
+
+def _action_data(owner: str, analysis: Analysis, d: Diagnostic) -> dict:
+    return {"owner": owner, "version": analysis.version, "code": d.code, "cell": d.cell, "span": list(astuple_span(d))}
+
+
 def _supports(capabilities: Any, *path: str) -> bool:
     value = capabilities
     for name in path:
@@ -477,7 +513,9 @@ def make_server() -> GradlintServer:
             resolve_provider=True,
         ),
     )
-    def code_action(ls: GradlintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    async def code_action(ls: GradlintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        """Cheap by design: editors ask on every cursor move. Fix edits (libcst) are computed on
+        `codeAction/resolve` when the client can resolve, else in a worker thread."""
         uri = params.text_document.uri
         owner = ls.owner_of(uri)
         ls.cancel(owner)  # the user is waiting: check the current text now, not in 200 ms
@@ -485,23 +523,22 @@ def make_server() -> GradlintServer:
         if analysis is None or analysis.doc is None:
             return None
         only = params.context.only
+        lazy = ls.can_resolve_edits()
         actions: list[types.CodeAction] = []
         if _wants(only, types.CodeActionKind.QuickFix):
             published = dict(zip(analysis.diagnostics, ls.lsp_diagnostics_all(analysis, uri)))
             for d in ls.diagnostics_at(analysis, uri, params.range.start, params.range.end):
                 lsp = [published[d]] if published.get(d) is not None else None
                 if d.fixable:
-                    edits = ls.fix_edits(analysis, d)
-                    if edits:
-                        actions.append(
-                            types.CodeAction(
-                                title=f"{d.code}: {d.fix}",
-                                kind=types.CodeActionKind.QuickFix,
-                                diagnostics=lsp,
-                                is_preferred=True,
-                                edit=ls.workspace_edit(analysis, edits),
-                            )
-                        )
+                    action = types.CodeAction(
+                        title=f"{d.code}: {d.fix}",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=lsp,
+                        is_preferred=True,
+                        data=_action_data(owner, analysis, d),
+                    )
+                    if lazy or await ls.in_thread(ls.resolve_edit, action, analysis):
+                        actions.append(action)
                 ignore = ls.ignore_edit(analysis, d)
                 if ignore:
                     actions.append(
@@ -518,19 +555,18 @@ def make_server() -> GradlintServer:
                 kind=FIX_ALL_KIND,
                 data={"owner": owner, "version": analysis.version},
             )
-            if not _supports(ls.client_capabilities, "text_document", "code_action", "resolve_support"):
-                action.edit = ls.workspace_edit(analysis, ls.fix_all_edits(analysis))
-            actions.append(action)
+            if lazy or await ls.in_thread(ls.resolve_edit, action, analysis):
+                actions.append(action)
         return actions
 
     @server.feature(types.CODE_ACTION_RESOLVE)
-    def resolve(ls: GradlintServer, action: types.CodeAction) -> types.CodeAction:
+    async def resolve(ls: GradlintServer, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
         owner = data.get("owner")
-        if action.kind == FIX_ALL_KIND and owner and action.edit is None:
+        if owner and action.edit is None:
             analysis = ls.analyse(owner)
             if analysis is not None:
-                action.edit = ls.workspace_edit(analysis, ls.fix_all_edits(analysis))
+                await ls.in_thread(ls.resolve_edit, action, analysis)
         return action
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)

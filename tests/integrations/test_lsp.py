@@ -105,6 +105,14 @@ def apply(text: str, edits) -> str:
     return text
 
 
+async def resolved(client: LanguageClient, action: types.CodeAction) -> types.CodeAction:
+    """The action with its edit: VS Code's capabilities let the server compute edits lazily."""
+    if action.edit is None:
+        action = await client.code_action_resolve_async(action)
+    assert action.edit is not None, action
+    return action
+
+
 def edits_for(edit: types.WorkspaceEdit, uri: str):
     if edit.document_changes:
         return [e for change in edit.document_changes if change.text_document.uri == uri for e in change.edits]
@@ -173,7 +181,8 @@ async def test_quick_fix_then_clean(client: LanguageClient):
     quick = [a for a in found if a.kind == types.CodeActionKind.QuickFix and a.title.startswith("GL101")]
     assert len(quick) == 1 and quick[0].is_preferred
     assert quick[0].diagnostics and quick[0].diagnostics[0].code == "GL101"
-    fixed = apply(BUGGY, edits_for(quick[0].edit, uri))
+    fix = await resolved(client, quick[0])
+    fixed = apply(BUGGY, edits_for(fix.edit, uri))
     assert fixed.index("clip_grad_norm_") < fixed.index("optimizer.step()")
     change(client, uri, 2, fixed)
     assert list(await published(client, uri)) == []
@@ -197,8 +206,7 @@ async def test_fix_all_source_action(client: LanguageClient):
     found = await actions(client, uri, None, only=[types.CodeActionKind.Source])
     (fix_all,) = found
     assert fix_all.kind == "source.fixAll.gradlint" and fix_all.title == "Fix all gradlint issues"
-    if fix_all.edit is None:  # VS Code's capabilities: resolved lazily
-        fix_all = await client.code_action_resolve_async(fix_all)
+    fix_all = await resolved(client, fix_all)
     fixed = apply(ACCUMULATION, edits_for(fix_all.edit, uri))
     assert "(loss / accum_steps).backward()" in fixed
     change(client, uri, 2, fixed)
@@ -289,6 +297,7 @@ async def test_notebook_cells(client: LanguageClient):
 
     found = await actions(client, cell_uris[2], diagnostic)
     (quick,) = [a for a in found if a.title.startswith("GL201")]
+    quick = await resolved(client, quick)
     fixed = apply(sources[2], edits_for(quick.edit, cell_uris[2]))
     assert "(loss / accum_steps).backward()" in fixed
     hover = await client.text_document_hover_async(
@@ -313,3 +322,38 @@ async def test_notebook_cells(client: LanguageClient):
         )
     )
     assert list(await published(client, cell_uris[2])) == []
+
+
+# -- a client that cannot resolve code actions gets the edits at once ------------------------
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "gradlint", "lsp"]),
+)
+async def plain_client(lsp_client: LanguageClient, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("plain")
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=folder.as_uri())
+    )
+    lsp_client.folder = folder
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_eager_edits_without_resolve_support(plain_client: LanguageClient):
+    path = plain_client.folder / "train.py"
+    path.write_text(ACCUMULATION)
+    uri = path.as_uri()
+    plain_client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=1, text=ACCUMULATION))
+    )
+    diagnostics = await published(plain_client, uri)
+    assert sorted(d.code for d in diagnostics) == ["GL101", "GL201"]
+    found = await actions(plain_client, uri, diagnostics[0])
+    assert found and all(action.edit is not None for action in found)
+    assert all(action.edit.changes and not action.edit.document_changes for action in found)  # no documentChanges
+    (fix_all,) = [a for a in found if a.kind == "source.fixAll.gradlint"]
+    fixed = apply(ACCUMULATION, edits_for(fix_all.edit, uri))
+    change(plain_client, uri, 2, fixed)
+    assert list(await published(plain_client, uri)) == []
