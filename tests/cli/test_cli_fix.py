@@ -237,3 +237,17 @@ def test_fixing_twice_equals_fixing_once(workdir, gradlint, source):
     assert path.read_bytes() == once
     assert path.stat().st_mtime_ns == mtime
     assert "Fixed 0 issues in 0 files" in second.stderr
+
+
+@pytest.mark.xfail(
+    reason="BUG: `fix --stdin-filename` prints nothing on stdout when the source cannot be parsed "
+    "(runner leaves result.output None on error): an editor piping the buffer through gradlint "
+    "gets an empty buffer back; the unchanged source should be echoed (as ruff does)",
+    strict=True,
+)
+def test_fix_stdin_with_a_syntax_error_echoes_the_source(workdir, gradlint):
+    broken = "for x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward(\n"
+    run = gradlint("fix", "--stdin-filename", "train.py", input=broken)
+    assert run.exit_code == 2
+    assert "syntax error" in run.stderr
+    assert run.stdout == broken
