@@ -38,7 +38,7 @@ from pygls.uris import to_fs_path
 
 from gradlint import __version__
 from gradlint.config import Config, ConfigError, load_config
-from gradlint.diagnostics import Diagnostic, Edit
+from gradlint.diagnostics import Diagnostic, Edit, Span
 from gradlint.linter import InternalError, find, to_diagnostic
 from gradlint.report.lsp_format import lsp_diagnostic
 from gradlint.rules import BY_CODE, Finding, Rule
@@ -352,9 +352,7 @@ class GradlintServer(LanguageServer):
                 edits = self.fix_all_edits(analysis)
             else:
                 wanted = (data.get("code"), data.get("cell"), tuple(data.get("span") or ()))
-                match = next(
-                    (d for d in analysis.diagnostics if (d.code, d.cell, tuple(astuple_span(d))) == wanted), None
-                )
+                match = next((d for d in analysis.diagnostics if (d.code, d.cell, span_tuple(d)) == wanted), None)
                 edits = self.fix_edits(analysis, match) if match is not None else None
         except Exception:  # a fix that crashes is a fix not offered
             log.exception("gradlint: computing the edit of %r failed", action.title)
@@ -406,12 +404,12 @@ class GradlintServer(LanguageServer):
             codes = [c.strip() for c in existing.group("codes").split(",") if c.strip()]
             text = ", ".join([*codes, diagnostic.code])
             start, end = existing.span("codes")
-            span = type(diagnostic.span)(number, start, number, end)
+            span = Span(number, start, number, end)
             return [Edit(span, text, diagnostic.cell)]
         if line.rstrip().endswith("\\"):
             return None  # a backslash continuation: no comment can follow it
         column = len(line.rstrip())
-        span = type(diagnostic.span)(number, column, number, len(line))
+        span = Span(number, column, number, len(line))
         return [Edit(span, f"  # gradlint: ignore[{diagnostic.code}]", diagnostic.cell)]
 
     # -- positions ---------------------------------------------------------------------------
@@ -436,12 +434,12 @@ class GradlintServer(LanguageServer):
         return found
 
 
-def astuple_span(d: Diagnostic) -> tuple[int, int, int, int]:
+def span_tuple(d: Diagnostic) -> tuple[int, int, int, int]:
     return (d.span.line, d.span.column, d.span.end_line, d.span.end_column)
 
 
 def _action_data(owner: str, analysis: Analysis, d: Diagnostic) -> dict:
-    return {"owner": owner, "version": analysis.version, "code": d.code, "cell": d.cell, "span": list(astuple_span(d))}
+    return {"owner": owner, "version": analysis.version, "code": d.code, "cell": d.cell, "span": list(span_tuple(d))}
 
 
 def _supports(capabilities: Any, *path: str) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from integration_data import ACCUMULATION, CLIP_AFTER_STEP, ROOT, SARIF_SCHEMA
+from integration_data import CLIP_AFTER_STEP, ROOT, SARIF_SCHEMA
 
 from gradlint.cli import main
 from gradlint.diagnostics import Diagnostic, FileResult, Span

@@ -215,7 +215,7 @@ async def test_fix_all_source_action(client: LanguageClient):
 
 async def test_hover_shows_rule_doc(client: LanguageClient):
     uri = open_file(client, "hover.py", BUGGY)
-    (diagnostic,) = await published(client, uri)
+    assert len(await published(client, uri)) == 1
     hover = await client.text_document_hover_async(
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(9, 10))
     )
@@ -357,3 +357,25 @@ async def test_eager_edits_without_resolve_support(plain_client: LanguageClient)
     fixed = apply(ACCUMULATION, edits_for(fix_all.edit, uri))
     change(plain_client, uri, 2, fixed)
     assert list(await published(plain_client, uri)) == []
+
+
+async def test_non_ascii_positions_are_utf16(client: LanguageClient):
+    text = BUGGY.replace(
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+        "    note = '😀'; torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+    )
+    uri = open_file(client, "emoji.py", text)
+    diagnostics = await published(client, uri)
+    if not diagnostics:  # the rule may not look into compound statements: nothing to measure
+        pytest.skip("no diagnostic on a line with two statements")
+    (d,) = diagnostics
+    assert d.range.start.character == len("    note = '😀'; ") + 1  # the emoji counts 2 in UTF-16
+
+
+async def test_invalid_config_falls_back_to_defaults(client: LanguageClient):
+    project = WORKSPACE / "badconfig"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nselect = ["GL999"]\n')
+    uri = open_file(client, "badconfig/train.py", BUGGY)
+    assert [d.code for d in await published(client, uri)] == ["GL101"]
+    assert any("GL999" in m.message for m in client.messages)
