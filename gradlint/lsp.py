@@ -50,6 +50,7 @@ log = logging.getLogger("gradlint.lsp")
 DEBOUNCE_SECONDS = 0.2
 FIX_ALL_KIND = "source.fixAll.gradlint"
 PYTHON_SUFFIXES = (".py", ".pyi")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 IGNORE_DIRECTIVE = re.compile(r"#\s*gradlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
 
 _converter = get_converter()
@@ -91,10 +92,10 @@ class Analysis:
     def lines(self, target: str) -> list[str]:
         """The lines (without endings) of the text behind a target URI."""
         if not self.cells:
-            return self.text.splitlines()
+            return _lines(self.text)
         for cell_uri, text, _ in self.cells.values():
             if cell_uri == target:
-                return text.splitlines()
+                return _lines(text)
         return []
 
     def version_of(self, target: str) -> int | None:
@@ -432,6 +433,15 @@ class GradlintServer(LanguageServer):
             if d_lo <= hi and lo <= d_hi:
                 found.append(d)
         return found
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as LSP and the ast count them: only \\n, \\r\\n and \\r end a line (not the form
+    feeds and Unicode separators that str.splitlines also splits at)."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def span_tuple(d: Diagnostic) -> tuple[int, int, int, int]:
