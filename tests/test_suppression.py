@@ -134,12 +134,6 @@ def test_suppressed_findings_are_neither_reported_nor_fixed(tmp_path, monkeypatc
     assert fixed.index("clip_grad_norm_") < fixed.index("optimizer.step()")
 
 
-@pytest.mark.xfail(
-    reason="BUG: Document.source_line uses str.splitlines(), which also splits at form feed (\\x0c), "
-    "\\x1c-\\x1e, \\x85, \\u2028...; the ast counts only \\n/\\r: after such a character the "
-    "suppression comment is looked up on the wrong line (and the excerpt shows the wrong line)",
-    strict=True,
-)
 @pytest.mark.parametrize("separator", ["\x0c", "\u2028"], ids=["form-feed", "line-separator"])
 def test_suppression_after_a_form_feed_line(separator):
     # Emacs-style page breaks (^L) are common in older code; \u2028 turns up in pasted docs.

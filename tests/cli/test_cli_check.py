@@ -309,11 +309,6 @@ def test_output_file_text_has_no_colour(workdir, gradlint):
     assert not ANSI.search(report)
 
 
-@pytest.mark.xfail(
-    reason="BUG: cli._emit writes -o with Path.write_text unguarded; a missing folder (or any OSError) "
-    "escapes as a FileNotFoundError traceback with exit 1",
-    strict=True,
-)
 def test_output_file_in_a_missing_folder_is_a_one_line_error(workdir, gradlint):
     write(workdir, "train.py", CLIP_AFTER_STEP)
     run = gradlint("check", "-o", "reports/ci/report.txt", "train.py")
@@ -425,11 +420,6 @@ def test_columns_count_characters_not_bytes(workdir, gradlint):
     assert text[3].partition(" | ")[2] == " " * line.index("torch") + "^" * len(CLIP_TEXT)
 
 
-@pytest.mark.xfail(
-    reason="BUG: report/text.py pads the caret line with one space per character before the column, "
-    "but the excerpt keeps the tabs: with tab indentation the carets land left of the code",
-    strict=True,
-)
 def test_carets_line_up_under_tab_indented_code(workdir, gradlint):
     source = CLIP_AFTER_STEP.replace("    ", "\t")
     write(workdir, "train.py", source)
@@ -440,11 +430,6 @@ def test_carets_line_up_under_tab_indented_code(workdir, gradlint):
     assert carets.expandtabs().index("^") == shown.expandtabs().index("torch")
 
 
-@pytest.mark.xfail(
-    reason="BUG: discover() does not deduplicate: `check train.py .` or `check src src/train.py` "
-    "reports (and counts) the same diagnostic once per mention of the file",
-    strict=True,
-)
 def test_a_file_named_twice_is_reported_once(workdir, gradlint):
     write(workdir, "src/train.py", ACCUM_NOT_DIVIDED)
     run = gradlint("check", "--format", "concise", "src", "src/train.py", "./src/train.py")

@@ -239,12 +239,6 @@ def test_fixing_twice_equals_fixing_once(workdir, gradlint, source):
     assert "Fixed 0 issues in 0 files" in second.stderr
 
 
-@pytest.mark.xfail(
-    reason="BUG: `fix --stdin-filename` prints nothing on stdout when the source cannot be parsed "
-    "(runner leaves result.output None on error): an editor piping the buffer through gradlint "
-    "gets an empty buffer back; the unchanged source should be echoed (as ruff does)",
-    strict=True,
-)
 def test_fix_stdin_with_a_syntax_error_echoes_the_source(workdir, gradlint):
     broken = "for x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward(\n"
     run = gradlint("fix", "--stdin-filename", "train.py", input=broken)

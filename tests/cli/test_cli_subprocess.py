@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 from cli_helpers import run_module, write
 from training_scripts import (
     ACCUM_FIXED_LINE,
@@ -83,10 +82,6 @@ def test_version(tmp_path):
     assert __version__ in run.stdout
 
 
-@pytest.mark.xfail(
-    reason="BUG: cli._emit writes -o unguarded: a missing folder gives a FileNotFoundError traceback, exit 1",
-    strict=True,
-)
 def test_output_file_in_a_missing_folder_no_traceback(tmp_path):
     write(tmp_path, "train.py", CLIP_AFTER_STEP)
     run = run_module("check", "-o", "out/report.txt", "train.py", cwd=tmp_path)
