@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from gradlint import __version__
-from gradlint.config import ConfigError, load_config
+from gradlint.config import ConfigError, ConfigResolver
 from gradlint.diagnostics import FileResult
 from gradlint.files import discover
 from gradlint.report import FORMATS, location, render
@@ -26,17 +26,23 @@ def _color() -> bool:
 
 
 def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True):
-    start = Path(stdin_filename or (paths[0] if paths else ".")).parent if stdin_filename else Path(paths[0] if paths else ".")
+    """What to run: every file with the configuration nearest to it. A broken pyproject.toml
+    is a one-line error (exit 2), not a usage message: the command line was fine."""
     try:
-        config = load_config(start).with_overrides(_split(select) or None, _split(ignore))
+        try:
+            resolver = ConfigResolver(_split(select) or None, _split(ignore))
+        except ConfigError as error:
+            raise click.UsageError(str(error)) from None
+        if stdin_filename:
+            config = resolver.for_path(Path(stdin_filename).parent)
+            return [Task(stdin_filename, config, fix=fix, write=False, data=sys.stdin.buffer.read())]
+        return [
+            item if not isinstance(item, str) else Task(item, resolver.for_path(item), fix=fix, write=write)
+            for item in discover(paths or (".",), resolver.for_path)
+        ]
     except ConfigError as error:
-        raise click.UsageError(str(error)) from None
-    if stdin_filename:
-        return [Task(stdin_filename, config, fix=fix, write=False, data=sys.stdin.buffer.read())]
-    return [
-        item if not isinstance(item, str) else Task(item, config, fix=fix, write=write)
-        for item in discover(paths or (".",), config)
-    ]
+        click.echo(f"gradlint: error: {error}", err=True)
+        sys.exit(2)
 
 
 def _report_errors(results: list[FileResult]) -> int:
@@ -86,26 +92,37 @@ def check(paths, select, ignore, stdin_filename, quiet, fmt, statistics, exit_ze
         )
     else:
         report = render(fmt, results, color=color)
+    errors = sum(1 for r in results if r.error)
     if fmt in ("text", "concise") and not quiet and not statistics:
-        report += _summary(diagnostics, len([r for r in results if not r.error]))
+        report += _summary(diagnostics, len(results) - errors, errors)
     _emit(report, output_file)
-    errors = _report_errors(results)
+    _report_errors(results)
     sys.exit(2 if errors else (1 if diagnostics and not exit_zero else 0))
 
 
-def _summary(diagnostics, files: int) -> str:
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _summary(diagnostics, checked: int, failed: int) -> str:
+    unchecked = f"; {_plural(failed, 'file')} could not be checked" if failed else ""
     if not diagnostics:
-        return f"All checks passed ({files} file{'s' if files != 1 else ''}).\n"
+        verdict = "No issues found" if failed else "All checks passed"
+        return f"{verdict} ({_plural(checked, 'file')}{unchecked}).\n"
     fixable = sum(d.fixable for d in diagnostics)
     hint = f" ({fixable} fixable with `gradlint fix`)" if fixable else ""
-    return f"Found {len(diagnostics)} error{'s' if len(diagnostics) != 1 else ''}{hint}.\n"
+    return f"Found {_plural(len(diagnostics), 'error')}{hint}{unchecked}.\n"
 
 
 def _emit(report: str, output_file: str | None) -> None:
-    if output_file:
-        Path(output_file).write_text(report, encoding="utf-8")
-    else:
+    if not output_file:
         click.echo(report, nl=False)
+        return
+    try:
+        Path(output_file).write_text(report, encoding="utf-8")
+    except OSError as error:
+        click.echo(f"gradlint: error: cannot write {output_file}: {error.strerror or error}", err=True)
+        sys.exit(2)
 
 
 @main.command()

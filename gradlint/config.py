@@ -64,7 +64,8 @@ def _glob_match(relative: str, pattern: str) -> bool:
     pattern = pattern.rstrip("/")
     parts = relative.split("/")
     candidates = [relative, parts[-1], *("/".join(parts[: i + 1]) for i in range(len(parts) - 1))]
-    return any(fnmatch.fnmatch(candidate, pattern) for candidate in candidates)
+    patterns = [pattern, pattern[3:]] if pattern.startswith("**/") else [pattern]  # `**/` may be no folder
+    return any(fnmatch.fnmatch(candidate, p) for candidate in candidates for p in patterns)
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -103,6 +104,27 @@ def load_config(start: Path) -> Config:
         source=pyproject,
     )
     return config
+
+
+class ConfigResolver:
+    """The configuration of each path: the nearest [tool.gradlint] above it, with the command
+    line's --select/--ignore on top. Loaded once per pyproject.toml."""
+
+    def __init__(self, select: Sequence[str] | None = None, ignore: Sequence[str] = ()):
+        self.select, self.ignore = select, ignore
+        self._by_source: dict[Path | None, Config] = {}
+        self._by_directory: dict[Path, Config] = {}
+        Config().with_overrides(select, ignore)  # report unknown selectors up front
+
+    def for_path(self, path: str | Path) -> Config:
+        start = Path(path).resolve()
+        directory = start if start.is_dir() else start.parent
+        if directory not in self._by_directory:
+            source = find_pyproject(directory)
+            if source not in self._by_source:
+                self._by_source[source] = load_config(directory).with_overrides(self.select, self.ignore)
+            self._by_directory[directory] = self._by_source[source]
+        return self._by_directory[directory]
 
 
 def _strings(pyproject: Path, option: str, value) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ import os
 import stat
 import tempfile
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from gradlint.config import Config
 from gradlint.sources import SourceError, is_supported
@@ -28,20 +28,28 @@ class Missing:
     reason: str
 
 
-def discover(paths: Iterable[str], config: Config) -> Iterator[str | Missing]:
-    """Files to check, in a stable order. Named files are always checked; directories are
-    walked, skipping the usual virtualenv/build folders and the configured excludes."""
+def discover(paths: Iterable[str], config_for: Callable[[str], Config]) -> Iterator[str | Missing]:
+    """Files to check, in a stable order, each once. Named files are always checked; folders
+    are walked, skipping the usual virtualenv/build folders and the configured excludes."""
+    seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            yield from _walk(path, config)
+            found: Iterable[str] = _walk(path, config_for)
         elif os.path.exists(path):
-            yield path
+            found = [path]
         else:
             yield Missing(path, "no such file or directory")
+            continue
+        for file in found:
+            real = os.path.realpath(file)
+            if real not in seen:
+                seen.add(real)
+                yield file
 
 
-def _walk(root: str, config: Config) -> Iterator[str]:
+def _walk(root: str, config_for: Callable[[str], Config]) -> Iterator[str]:
     for directory, subdirs, files in os.walk(root):
+        config = config_for(directory)
         subdirs[:] = sorted(
             d for d in subdirs
             if d not in DEFAULT_EXCLUDES and not d.endswith(".egg-info")

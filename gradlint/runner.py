@@ -40,7 +40,7 @@ def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileRe
 
 def process(task: Task) -> FileResult:
     """Check (or fix) one file; every failure becomes a one-line error on its result."""
-    result = FileResult(task.path)
+    result = FileResult(task.path, output=task.data)  # stdin: echo the source unless fixed
     try:
         data = task.data if task.data is not None else read_bytes(task.path)
         document = load_document(task.path, data)
@@ -57,8 +57,6 @@ def process(task: Task) -> FileResult:
             result.output = document.render(outcome.text)
             if task.write and task.data is None:
                 write_atomic(task.path, result.output)
-        elif task.data is not None:
-            result.output = data
     except (SourceError, InternalError) as error:
         result.error = str(error)
     except OSError as error:

@@ -22,7 +22,7 @@ class FixError(Exception):
 
 def apply_plan(text: str, plan: FixPlan) -> str:
     try:
-        wrapper = MetadataWrapper(cst.parse_module(text))
+        wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)  # tree is ours
     except cst.ParserSyntaxError as error:
         raise FixError(f"libcst cannot parse the module: {error.message}") from None
     index = _Index(wrapper)

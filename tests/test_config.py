@@ -266,3 +266,31 @@ def test_config_error_is_one_line(project):
     result = gradlint("check", "proj")
     assert result.exit_code == 2
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_sub_project_exclude_and_per_file_ignores_apply_when_walking_from_the_root(tmp_path, monkeypatch):
+    write(tmp_path, "mono/pyproject.toml", '[tool.gradlint]\nignore = ["GL101"]\n')
+    write(tmp_path, "mono/train.py", TWO_BUGS)
+    sub = '[tool.gradlint]\nexclude = ["experiments"]\n[tool.gradlint.per-file-ignores]\n"legacy/*" = ["GL2"]\n'
+    write(tmp_path, "mono/services/a/pyproject.toml", sub)
+    write(tmp_path, "mono/services/a/experiments/sweep.py", ACCUM_NOT_DIVIDED)
+    write(tmp_path, "mono/services/a/legacy/train.py", ACCUM_NOT_DIVIDED)
+    write(tmp_path, "mono/services/a/train.py", TWO_BUGS)
+    monkeypatch.chdir(tmp_path / "mono")
+    result = gradlint("check", "--format", "concise", ".")
+    # the root ignores GL101; services/a has its own table (nearest wins: GL101 is back there)
+    assert found(result) == {
+        ("train.py", "GL201"),
+        ("services/a/train.py", "GL201"), ("services/a/train.py", "GL101"),
+    }
+
+
+def test_a_broken_sub_project_config_is_one_line_exit_2(tmp_path, monkeypatch):
+    write(tmp_path, "mono/a/pyproject.toml", '[tool.gradlint]\nselect = ["GL1"\n')
+    write(tmp_path, "mono/a/train.py", ACCUM_NOT_DIVIDED)
+    write(tmp_path, "mono/b/train.py", ACCUM_NOT_DIVIDED)
+    monkeypatch.chdir(tmp_path / "mono")
+    result = gradlint("check", ".")
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "a/pyproject.toml" in result.stderr

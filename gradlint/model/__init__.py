@@ -7,11 +7,19 @@ from functools import cached_property
 
 from gradlint.diagnostics import Span
 from gradlint.fixplan import Position
+from gradlint.sources.document import split_lines
 from gradlint.model.events import Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import ImportTable
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope
+
+def _slice_bytes(line: str, start: int, end: int | None) -> str:
+    """ast columns are UTF-8 byte offsets."""
+    if line.isascii():
+        return line[start:end]
+    return line.encode("utf-8")[start:end].decode("utf-8", errors="replace")
+
 
 GRADIENT_WORDS = ("backward", "step", "zero_grad", "clip", "grad", "sync", "scale")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
@@ -46,7 +54,7 @@ class ModuleModel:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        return split_lines(self.text)
 
     @cached_property
     def functions(self) -> dict[str, ast.FunctionDef]:
@@ -79,7 +87,17 @@ class ModuleModel:
         return find_training_loops(self)
 
     def source(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or ast.unparse(node)
+        """The node's text as written (ast.get_source_segment re-splits the module per call)."""
+        if getattr(node, "end_lineno", None) is None:
+            return ast.unparse(node)
+        first, last = node.lineno - 1, node.end_lineno - 1
+        lines = self.lines
+        if first == last:
+            return _slice_bytes(lines[first], node.col_offset, node.end_col_offset)
+        return "\n".join(
+            [_slice_bytes(lines[first], node.col_offset, None), *lines[first + 1 : last],
+             _slice_bytes(lines[last], 0, node.end_col_offset)]
+        )
 
     def column(self, line: int, byte_offset: int) -> int:
         """ast counts columns in UTF-8 bytes; diagnostics and libcst count characters."""

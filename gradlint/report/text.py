@@ -28,10 +28,15 @@ def _diagnostic(d) -> list[tuple[str, str | None]]:
         out += [
             (f"{pad} |\n", "gutter"),
             (f"{number} | ", "gutter"), (d.source_line.rstrip() + "\n", None),
-            (f"{pad} | ", "gutter"), (" " * start + "^" * width, "caret"), ("\n", None),
+            (f"{pad} | ", "gutter"), (_indent_like(d.source_line[:start]) + "^" * width, "caret"), ("\n", None),
         ]
     out.append(("\n", None))
     return out
+
+
+def _indent_like(prefix: str) -> str:
+    """Blank out `prefix` keeping its tabs, so carets line up under tab-indented code."""
+    return "".join(c if c == "\t" else " " for c in prefix)
 
 
 def _to_string(chunks, color: bool) -> str:

@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import difflib
+import re
 from abc import ABC, abstractmethod
 
 from gradlint.diagnostics import Edit, Span
+
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """Lines as Python counts them: only \\n, \\r\\n and \\r end a line (str.splitlines also
+    splits at form feeds and Unicode separators, which would shift every later line)."""
+    if not keepends:
+        return LINE_BREAK.split(text)
+    ends = [m.end() for m in LINE_BREAK.finditer(text)]
+    starts = [0, *ends]
+    pieces = [text[a:b] for a, b in zip(starts, [*ends, len(text)])]
+    return pieces if pieces[-1] else pieces[:-1]
 
 
 class SourceError(Exception):
@@ -32,15 +47,16 @@ class Document(ABC):
 
     def source_line(self, line: int) -> str:
         """Line `line` (1-based) of the virtual module, without its newline."""
-        lines = self.text.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        if getattr(self, "_lines_of", None) is not self.text:
+            self._lines, self._lines_of = split_lines(self.text), self.text
+        return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
 
     def diff(self, new_text: str) -> str:
         """A unified diff of the file between its current text and `new_text`."""
         return "".join(
             difflib.unified_diff(
-                self.text.splitlines(keepends=True),
-                new_text.splitlines(keepends=True),
+                split_lines(self.text, keepends=True),
+                split_lines(new_text, keepends=True),
                 fromfile=f"a/{self.path.lstrip('/')}",
                 tofile=f"b/{self.path.lstrip('/')}",
             )
@@ -48,8 +64,8 @@ class Document(ABC):
 
     def edits(self, new_text: str) -> list[Edit]:
         """Line-granular edits of the file turning `text` into `new_text`."""
-        old_lines = self.text.splitlines(keepends=True)
-        new_lines = new_text.splitlines(keepends=True)
+        old_lines = split_lines(self.text, keepends=True)
+        new_lines = split_lines(new_text, keepends=True)
         matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
         edits = []
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
