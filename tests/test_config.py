@@ -271,7 +271,8 @@ def test_config_error_is_one_line(project):
 def test_sub_project_exclude_and_per_file_ignores_apply_when_walking_from_the_root(tmp_path, monkeypatch):
     write(tmp_path, "mono/pyproject.toml", '[tool.gradlint]\nignore = ["GL101"]\n')
     write(tmp_path, "mono/train.py", TWO_BUGS)
-    sub = '[tool.gradlint]\nexclude = ["experiments"]\n[tool.gradlint.per-file-ignores]\n"legacy/*" = ["GL2"]\n'
+    sub = '[tool.gradlint]\nexclude = ["experiments"]\n'
+    sub += '[tool.gradlint.per-file-ignores]\n"legacy/*" = ["GL2"]\n'
     write(tmp_path, "mono/services/a/pyproject.toml", sub)
     write(tmp_path, "mono/services/a/experiments/sweep.py", ACCUM_NOT_DIVIDED)
     write(tmp_path, "mono/services/a/legacy/train.py", ACCUM_NOT_DIVIDED)
