@@ -1,10 +1,19 @@
-"""Carry out a FixPlan on a libcst tree: lossless, so comments and formatting survive."""
+"""Carry out a FixPlan on a libcst tree: lossless, so comments and formatting survive.
+
+Only the top-level statement holding the fix goes through libcst (a whole 2,000-line module
+costs about a second a pass); the rest of the module is kept as text.
+"""
 
 from __future__ import annotations
+
+import ast
+import re
+from dataclasses import fields, replace
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from gradlint.sources.document import split_lines
 from gradlint.fixplan import (
     EnsureImport,
     FixPlan,
@@ -16,18 +25,58 @@ from gradlint.fixplan import (
 )
 
 
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
 class FixError(Exception):
     """The plan cannot be carried out on this code; the fix is dropped, never half-applied."""
 
 
 def apply_plan(text: str, plan: FixPlan) -> str:
+    located = [op for op in plan.operations if not isinstance(op, EnsureImport)]
+    if located:
+        text = _apply_in_region(text, located)
+    for operation in plan.operations:
+        if isinstance(operation, EnsureImport):
+            text = _ensure_import(text, operation.module)
+    return text
+
+
+def _apply_in_region(text: str, operations: list) -> str:
+    """Transform the one top-level statement that holds every operation, splice it back."""
+    lines = split_lines(text, keepends=True)
+    first, last = _region(text, [p.line for op in operations for p in _positions(op)])
+    chunk = "".join(lines[first - 1 : last])
+    shifted = [replace(op, **{name: Position(p.line - first + 1, p.column) for name, p in _named_positions(op)}) for op in operations]
+    return "".join(lines[: first - 1]) + _transform(chunk, shifted) + "".join(lines[last:])
+
+
+def _named_positions(operation):
+    return [(f.name, getattr(operation, f.name)) for f in fields(operation) if isinstance(getattr(operation, f.name), Position)]
+
+
+def _positions(operation):
+    return [position for _, position in _named_positions(operation)]
+
+
+def _region(text: str, lines: list[int]) -> tuple[int, int]:
+    """First and last line of the top-level statement holding all `lines` (else the module)."""
+    tree = ast.parse(text)
+    for statement in tree.body:
+        start = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+        if all(start <= line <= statement.end_lineno for line in lines):
+            return start, statement.end_lineno
+    return 1, len(split_lines(text, keepends=True))
+
+
+def _transform(text: str, operations: list) -> str:
     try:
         wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)  # tree is ours
     except cst.ParserSyntaxError as error:
-        raise FixError(f"libcst cannot parse the module: {error.message}") from None
+        raise FixError(f"libcst cannot parse the code: {error.message}") from None
     index = _Index(wrapper)
     transformer = _Transformer()
-    for operation in plan.operations:
+    for operation in operations:
         match operation:
             case MoveStatement(statement=source, anchor=anchor, where=where):
                 moved = index.statement(source)
@@ -39,9 +88,28 @@ def apply_plan(text: str, plan: FixPlan) -> str:
                 transformer.replaced[index.expression(position, original)] = cst.parse_expression(code)
             case WrapStatements(first=first, last=last, header=header, prelude=prelude):
                 transformer.wraps[index.statement(first)] = (index.statement(last), header, prelude)
-            case EnsureImport(module=module):
-                transformer.imports.append(module)
     return wrapper.module.visit(transformer).code
+
+
+def _ensure_import(text: str, module: str) -> str:
+    """Add `import module` on its own line before the first import of the module (after a
+    docstring and `from __future__` imports), unless it is imported already."""
+    body = ast.parse(text).body
+    if any(isinstance(s, ast.Import) and any(a.name == module and not a.asname for a in s.names) for s in body):
+        return text
+    preamble = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        preamble = 1
+    while preamble < len(body) and isinstance(body[preamble], ast.ImportFrom) and body[preamble].module == "__future__":
+        preamble += 1
+    rest = body[preamble:]
+    anchor = next((s for s in rest if isinstance(s, (ast.Import, ast.ImportFrom))), rest[0] if rest else None)
+    lines = split_lines(text, keepends=True)
+    newline = NEWLINE.search(text).group() if NEWLINE.search(text) else "\n"
+    at = anchor.lineno - 1 if anchor is not None else len(lines)
+    if at == len(lines) and lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += newline
+    return "".join([*lines[:at], f"import {module}{newline}", *lines[at:]])
 
 
 class _Index:
@@ -81,7 +149,6 @@ class _Transformer(cst.CSTTransformer):
         self.after: dict[cst.CSTNode, list[tuple[cst.CSTNode, bool]]] = {}
         self.replaced: dict[cst.CSTNode, cst.CSTNode] = {}
         self.wraps: dict[cst.CSTNode, tuple[cst.CSTNode, str, tuple[str, ...]]] = {}
-        self.imports: list[str] = []
 
     def place(self, anchor: cst.CSTNode, where: str, node: cst.CSTNode, carried: bool) -> None:
         table = self.before if where == "before" else self.after
@@ -94,8 +161,6 @@ class _Transformer(cst.CSTTransformer):
             body = self._rebuild(original.body, updated.body)
             if not body:
                 raise FixError("the fix would leave a block empty")
-            if isinstance(updated, cst.Module) and self.imports:
-                body = self._ensure_imports(body)
             return updated.with_changes(body=body)
         return updated
 
@@ -144,60 +209,7 @@ class _Transformer(cst.CSTTransformer):
         new[0] = new[0].with_changes(leading_lines=leading)
         return new
 
-    def _ensure_imports(self, body):
-        for module in self.imports:
-            if any(_imports(statement, module) for statement in body):
-                continue
-            position = next(
-                (i for i, s in enumerate(body) if _is_import(s) and not _is_future(s)),
-                _after_preamble(body),
-            )
-            new = cst.parse_statement(f"import {module}\n")
-            if position >= len(body):
-                body = [*body, new]
-            else:
-                inserted: list = []
-                anchor = self._insert_before(inserted, [(new, False)], body[position])
-                body = [*body[:position], *inserted, anchor, *body[position + 1 :]]
-        return body
-
 
 def _carried(node):
     """A moved statement keeps its comment lines, not the blank lines that spaced it."""
     return node.with_changes(leading_lines=[line for line in node.leading_lines if line.comment is not None])
-
-
-def _is_import(statement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and any(
-        isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body
-    )
-
-
-def _is_future(statement) -> bool:
-    return any(
-        isinstance(s, cst.ImportFrom) and isinstance(s.module, cst.Name) and s.module.value == "__future__"
-        for s in statement.body
-    )
-
-
-def _imports(statement, module: str) -> bool:
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return False
-    for small in statement.body:
-        if isinstance(small, cst.Import):
-            for alias in small.names:
-                if alias.asname is None and cst.Module([]).code_for_node(alias.name) == module:
-                    return True
-    return False
-
-
-def _after_preamble(body) -> int:
-    """Index after a module docstring and `from __future__` imports."""
-    index = 0
-    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) and isinstance(
-        body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)
-    ):
-        index = 1
-    while index < len(body) and _is_future(body[index]):
-        index += 1
-    return index
