@@ -34,7 +34,17 @@ def parse(doc: Document) -> ast.Module:
 
 def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
     """Unsuppressed findings of `rules` on the document's virtual module, in source order."""
-    active = [r for r in rules if any(word in doc.text for word in r.triggers)]
+    matched: dict[object, bool] = {}  # rules share patterns: search each once
+
+    def may_fire(rule: Rule) -> bool:
+        if not any(word in doc.text for word in rule.triggers):
+            return False
+        pattern = rule.trigger_pattern
+        if pattern not in matched:
+            matched[pattern] = pattern is None or pattern.search(doc.text) is not None
+        return matched[pattern]
+
+    active = [r for r in rules if may_fire(r)]
     if not active:
         return []
     model = ModuleModel(parse(doc), doc.text)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-BACKWARD_CALL = re.compile(r"backward\s*\(")
+BACKWARD_CALL = re.compile(r"(?<!def )backward\s*\(")  # a call, not an autograd Function's def
 MICRO_BATCH_WORDS = ("micro", "chunk", "split", "accum", "shard")
 
 

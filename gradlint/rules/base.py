@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterator
 
 from gradlint.diagnostics import Span
 from gradlint.fixplan import FixPlan
+from gradlint.model.loops import BACKWARD_CALL
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -26,8 +28,10 @@ class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
-    # A file containing none of these words cannot trigger the rule and is not parsed for it.
+    # A file containing none of these words cannot trigger the rule and is not parsed for it;
+    # where the words are there, `trigger_pattern` (if any) must match too.
     triggers: ClassVar[tuple[str, ...]] = ("backward",)
+    trigger_pattern: ClassVar[re.Pattern | None] = BACKWARD_CALL
     severity: ClassVar[str] = "error"
 
     def check(self, model: "ModuleModel") -> Iterator[Finding]:
