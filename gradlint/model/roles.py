@@ -35,7 +35,8 @@ def classify_constructor(qualname: str) -> Role | None:
     if "GradScaler" in last:
         return Role.SCALER
     if last in ("DistributedDataParallel", "DDP"):
-        return Role.DDP_MODEL
+        # apex's DDP has no no_sync(): it delays all-reduces its own way
+        return None if qualname.startswith("apex.") else Role.DDP_MODEL
     if "lr_scheduler" in qualname or "schedule" in last.lower() or last.endswith("LR"):
         return Role.SCHEDULER
     if last == "Accelerator":

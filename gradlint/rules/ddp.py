@@ -11,7 +11,8 @@ from gradlint.model import Accumulation, Kind, ModuleModel, TrainingLoop
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, contains, factor_text
 
-SYNC_CONTROL = re.compile(r"no_sync|require_backward_grad_sync|set_requires_gradient_sync")
+# no_sync(), nanoGPT's flag, FSDP2's switch, and wrappers' own (`disable_allreduce()` ...)
+SYNC_CONTROL = re.compile(r"no_sync|require_backward_grad_sync|set_requires_gradient_sync|allreduce")
 CONTEXT_NAME = "sync_context"
 
 
