@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -53,10 +54,10 @@ class Config:
         return any(_glob_match(relative, pattern) for pattern in self.exclude)
 
     def relative(self, path: str) -> str:
-        try:
-            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
-        except (ValueError, OSError):
-            return Path(path).as_posix()
+        """`path` relative to the config's folder, by name only (no file system calls: this
+        runs for every file and folder of a walk)."""
+        relative = os.path.relpath(os.path.abspath(path), os.path.abspath(self.root))
+        return Path(path).as_posix() if relative.startswith("..") else Path(relative).as_posix()
 
 
 def _glob_match(relative: str, pattern: str) -> bool:
@@ -117,7 +118,7 @@ class ConfigResolver:
         Config().with_overrides(select, ignore)  # report unknown selectors up front
 
     def for_path(self, path: str | Path) -> Config:
-        start = Path(path).resolve()
+        start = Path(os.path.abspath(path))
         directory = start if start.is_dir() else start.parent
         if directory not in self._by_directory:
             source = find_pyproject(directory)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from functools import cached_property
 
 from gradlint.diagnostics import Span
 from gradlint.fixplan import Position
-from gradlint.sources.document import split_lines
+from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import ImportTable
@@ -21,7 +23,7 @@ def _slice_bytes(line: str, start: int, end: int | None) -> str:
     return line.encode("utf-8")[start:end].decode("utf-8", errors="replace")
 
 
-GRADIENT_WORDS = ("backward", "step", "zero_grad", "clip", "grad", "sync", "scale")
+GRADIENT_WORDS = ("backward", "step", "grad", "clip", "sync", "scale", "accumulate", "allreduce")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
 
 
@@ -32,21 +34,30 @@ class ModuleModel:
         self.tree = tree
         self.text = text
         self._scopes: dict[int, Scope] = {}
-        self._memo: dict[tuple, bool] = {}
+        self._memo: dict[tuple, object] = {}
         self._methods: dict[int, dict[str, ast.FunctionDef]] = {}
 
     # Built on first use: a module with no backward() call never needs roles or parents.
+    # Statements only: walking every expression node of a big module costs more than parsing it.
     @cached_property
-    def nodes(self) -> list[ast.AST]:
-        return list(ast.walk(self.tree))  # one walk, shared by the tables below
+    def statements(self) -> list[ast.stmt]:
+        return self.parents.statements
 
     @cached_property
     def imports(self) -> ImportTable:
-        return ImportTable(self.nodes)
+        return ImportTable(self.statements)
 
     @cached_property
     def roles(self) -> Roles:
-        return Roles(self.nodes, self.imports)
+        return Roles(self.statements, self.text, self.imports)
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        return [0, *(m.end() for m in LINE_BREAK.finditer(self.text))]
+
+    def line_at(self, offset: int) -> int:
+        """The 1-based line of a character offset of the text."""
+        return bisect.bisect_right(self._line_starts, offset)
 
     @cached_property
     def parents(self) -> Parents:
@@ -68,14 +79,39 @@ class ModuleModel:
             }
         return self._methods[id(cls)]
 
+    def memo(self, key: tuple, compute):
+        """Per-module memo for facts asked again by every loop around the same code."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
     def touches_gradients(self, function: ast.AST) -> bool:
         """Whether a helper's source mentions anything that could be a gradient event."""
-        key = ("touches", id(function))
-        if key not in self._memo:
+
+        def compute() -> bool:
             text = "\n".join(self.lines[function.lineno - 1 : function.end_lineno])
             ddp_models = tuple(name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL))
-            self._memo[key] = any(word in text for word in GRADIENT_WORDS + ddp_models)
-        return self._memo[key]
+            return any(word in text for word in GRADIENT_WORDS + ddp_models)
+
+        return self.memo(("touches", id(function)), compute)
+
+    @cached_property
+    def _event_lines(self) -> list[int]:
+        """Lines where a gradient event could be: its words, a DDP model's name, or a call of a
+        local helper that touches gradients."""
+        helpers = [
+            f.name for f in self.statements
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and self.touches_gradients(f)
+        ]
+        ddp_models = [name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL)]
+        words = [*GRADIENT_WORDS, *(re.escape(n) for n in {*helpers, *ddp_models})]
+        pattern = re.compile("|".join(words))
+        return sorted({self.line_at(m.start()) for m in pattern.finditer(self.text)})
+
+    def may_hold_events(self, first_line: int, last_line: int) -> bool:
+        lines = self._event_lines
+        index = bisect.bisect_left(lines, first_line)
+        return index < len(lines) and lines[index] <= last_line
 
     def scope(self, node: ast.AST) -> Scope:
         if id(node) not in self._scopes:

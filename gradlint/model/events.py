@@ -154,15 +154,14 @@ class EventWalker:
     # -- expressions --------------------------------------------------------------------------
 
     def _scan(self, stmt: ast.stmt, roots: list[ast.AST]) -> None:
-        found = []
-        for root in roots:
-            for node in _walk_expression(root):
-                if isinstance(node, ast.Call):
-                    found.append(node)
-                elif isinstance(node, ast.Attribute) and node.attr in NO_SYNC_ATTRIBUTES:
-                    self._add(Kind.NO_SYNC, node, stmt, target=dotted(node.value))
-        for call in sorted(found, key=lambda c: (c.lineno, c.col_offset)):
-            self._call(call, stmt)
+        first, last = min(r.lineno for r in roots), max(r.end_lineno for r in roots)
+        if not self.model.may_hold_events(first, last):
+            return
+        for node in self.model.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
+            if isinstance(node, ast.Call):
+                self._call(node, stmt)
+            else:
+                self._add(Kind.NO_SYNC, node, stmt, target=dotted(node.value))
 
     def _call(self, call: ast.Call, stmt: ast.stmt) -> None:
         roles = self.model.roles
@@ -268,6 +267,17 @@ class EventWalker:
                 tuple(state.contexts), self.scope, inlined=self.inlining, **details,
             )
         )
+
+
+def _interesting_nodes(roots: list[ast.AST]) -> list[ast.AST]:
+    """Calls and sync-control attributes under `roots`, in source order. The same statement is
+    scanned by every loop around it, so the model memoizes this per statement."""
+    found = [
+        node for root in roots for node in _walk_expression(root)
+        if isinstance(node, ast.Call) or (isinstance(node, ast.Attribute) and node.attr in NO_SYNC_ATTRIBUTES)
+    ]
+    found.sort(key=lambda n: (n.lineno, n.col_offset))
+    return found
 
 
 def _walk_expression(root: ast.AST):

@@ -128,28 +128,24 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
 def _candidates(model: "ModuleModel"):
     """Loops and functions that can reach a backward call: holding one, or a call of a local
     function or method that holds one. Others are not walked at all."""
-    if not BACKWARD_CALL.search(model.text):
-        return  # autograd Functions define backward() but never call it
-    calls = [n for n in model.nodes if isinstance(n, ast.Call)]
-    backward_lines = [c.lineno for c in calls if isinstance(c.func, ast.Attribute) and "backward" in c.func.attr]
+    backward_lines = [model.line_at(m.start()) for m in BACKWARD_CALL.finditer(model.text)]
     if not backward_lines:
-        return
-    units = [n for n in model.nodes if isinstance(n, LOOPS + FUNCTIONS)]
+        return  # autograd Functions define backward() but never call it
+    units = [n for n in model.statements if isinstance(n, LOOPS + FUNCTIONS)]
     helpers = {
         n.name for n in units
         if isinstance(n, FUNCTIONS) and any(n.lineno <= line <= n.end_lineno for line in backward_lines)
     }
-    lines = sorted({*backward_lines, *(c.lineno for c in calls if _called_name(c.func) in helpers)})
+    helper_calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, helpers))) if helpers else None
+    lines = sorted({
+        *backward_lines,
+        *(model.line_at(m.start()) for m in (helper_calls.finditer(model.text) if helper_calls else ())),
+    })
+    units.sort(key=lambda n: (n.lineno, n.col_offset))
     for node in units:
         first = bisect.bisect_left(lines, node.lineno)
         if first < len(lines) and lines[first] <= node.end_lineno:
             yield node
-
-
-def _called_name(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _trains(events: list[Event]) -> bool:

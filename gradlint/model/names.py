@@ -20,9 +20,9 @@ def dotted(expr: ast.AST) -> str | None:
 class ImportTable:
     """Local name -> qualified name, from every import statement of the module (one pass)."""
 
-    def __init__(self, nodes: list[ast.AST]):
+    def __init__(self, statements: list[ast.stmt]):
         self.aliases: dict[str, str] = {}
-        for node in nodes:
+        for node in statements:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:

@@ -26,6 +26,8 @@ OPTIMIZER_CLASSES = frozenset(
 )
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$)|optimizer", re.IGNORECASE)
 SCHEDULER_NAME = re.compile(r"sched", re.IGNORECASE)
+METHOD_CALL = re.compile(r"\.(step|zero_grad|scale|backward)\s*\(")  # starts with a literal: fast
+RECEIVER = re.compile(r"[A-Za-z_][\w.]*$")
 FRAMEWORK_NAME = re.compile(r"(^|_)(accelerator|engine|fabric|model_engine)$")
 
 
@@ -51,10 +53,9 @@ def classify_constructor(qualname: str) -> Role | None:
 class Roles:
     """Roles of dotted names across the module (scopes are not separated: names are telling)."""
 
-    def __init__(self, nodes: list[ast.AST], imports: ImportTable):
+    def __init__(self, statements: list[ast.stmt], text: str, imports: ImportTable):
         self._roles: dict[str, Role] = {}
-        methods: dict[str, set[str]] = defaultdict(set)
-        for node in nodes:
+        for node in statements:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for constructor in _constructors(node.value):
@@ -62,10 +63,13 @@ class Roles:
                     role = classify_constructor(qualname) if qualname else None
                     if role:
                         self._assign(targets, role)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                receiver = dotted(node.func.value)
-                if receiver:
-                    methods[receiver].add(node.func.attr)
+        # What is called on which name, read off the text: `optimizer` passed in as a parameter
+        # is an optimizer because the code calls its step() and zero_grad().
+        methods: dict[str, set[str]] = defaultdict(set)
+        for match in METHOD_CALL.finditer(text):
+            receiver = RECEIVER.search(text, max(0, match.start() - 80), match.start())
+            if receiver and not receiver.group().endswith("."):
+                methods[receiver.group()].add(match.group(1))
         for name, called in methods.items():
             if name not in self._roles:
                 self._roles.update(_role_from_usage(name, called))

@@ -18,7 +18,8 @@ class Parents:
     def __init__(self, tree: ast.Module):
         self.parent: dict[ast.AST, ast.AST] = {}
         self.block: dict[ast.AST, list[ast.stmt]] = {}
-        pending = [tree]  # statements only: expressions hold no blocks
+        self.statements: list[ast.stmt] = []  # every statement; expressions are never walked
+        pending = [tree]
         while pending:
             node = pending.pop()
             for block in _blocks(node):
@@ -26,6 +27,7 @@ class Parents:
                     self.parent[child] = node
                     self.block[child] = block
                 pending.extend(block)
+                self.statements.extend(block)
 
     def ancestors(self, stmt: ast.AST):
         while stmt in self.parent:
