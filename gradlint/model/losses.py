@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 MAX_DEPTH = 4
 NORMALIZING_METHODS = frozenset({"div", "div_", "true_divide", "divide", "mul", "mul_", "multiply"})
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
+NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
 OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
 
 
@@ -65,6 +66,8 @@ class _Analysis:
             returns = [r.value for r in ast.walk(helper) if isinstance(r, ast.Return) and r.value is not None]
             verdicts = [self.expr(r, helper, r.lineno + 1, depth + 1) for r in returns]
             return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
+        if _told_how_to_normalize(call):
+            return None  # `model(**batch, num_items_in_batch=n)`: the callee divides
         return False  # the raw value of a loss function, a model's forward, a criterion ...
 
     def name(self, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
@@ -74,8 +77,11 @@ class _Analysis:
         table = self.model.scope(scope)
         assignments = table.before(name, line)
         if not assignments:
-            if isinstance(expr, ast.Attribute) and dotted(expr.value) in table.assignments:
-                return False  # `outputs.loss` of an output assigned here
+            base = dotted(expr.value) if isinstance(expr, ast.Attribute) else None
+            if base in table.assignments:  # `outputs.loss` of an output assigned here
+                producers = [getattr(s, "value", None) for s in table.assignments[base]]
+                told = any(isinstance(v, ast.Call) and _told_how_to_normalize(v) for v in producers)
+                return None if told else False
             return None
         verdicts = [self.assignment(stmt, expr, scope, depth) for stmt in assignments]
         if True in verdicts:
@@ -95,6 +101,14 @@ class _Analysis:
         if isinstance(value, ast.Name) and value.id == dotted(target):
             return None
         return self.expr(value, scope, stmt.lineno, depth + 1)
+
+
+def _told_how_to_normalize(call: ast.Call) -> bool:
+    """A loss computed with the window's size or token count passed in (HF's
+    `num_items_in_batch`, `num_tokens=`, `accum_steps=` ...) is normalized by its callee."""
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    names = [k.arg or "" for k in call.keywords] + [ast.unparse(a) for a in arguments]
+    return any(word in name.lower() for name in names for word in NORMALIZER_WORDS)
 
 
 def _is_int_literal(expr: ast.expr) -> bool:
