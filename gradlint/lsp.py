@@ -72,10 +72,6 @@ class Analysis:
     # notebooks: cell number (1-based, among all cells) -> (cell URI, cell text, cell version)
     cells: dict[int, tuple[str, str, int | None]] = field(default_factory=dict)
 
-    @property
-    def is_notebook(self) -> bool:
-        return bool(self.cells) or self.path.endswith(".ipynb")
-
     def target(self, cell: int | None) -> str | None:
         """The URI diagnostics and edits of `cell` go to."""
         if cell is None:

@@ -58,10 +58,6 @@ class Event:
     def boundary_guard(self) -> Guard | None:
         return next((g for g in self.guards if g.boundary is not None), None)
 
-    @property
-    def in_window_guard(self) -> Guard | None:
-        return next((g for g in self.guards if g.inside_window is not None), None)
-
     def exclusive_with(self, other: "Event") -> bool:
         return any(a.excludes(b) for a in self.guards for b in other.guards)
 
