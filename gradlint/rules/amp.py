@@ -31,8 +31,8 @@ class ClipWithoutUnscale(Rule):
                 message = (
                     f"{code(model, clip)} clips gradients still multiplied by the loss scale of "
                     f"`{scaler}`: the threshold acts on scaled values, so the true gradients are "
-                    f"clipped to max_norm / scale and the update shrinks by up to the scale; call "
-                    f"`{scaler}.unscale_({optimizer})` first"
+                    f"clipped to max_norm / scale (65536 times too small at the default scale); "
+                    f"call `{scaler}.unscale_({optimizer})` first"
                 )
                 late = [e for e in related if e.kind is Kind.UNSCALE and clip.order < e.order < step.order]
                 yield Finding(self.code, model.span(clip.node), message, self._fix(model, loop, clip, scaler, optimizer, late))
