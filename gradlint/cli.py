@@ -139,7 +139,7 @@ def fix(paths, select, ignore, stdin_filename, quiet, diff):
     elif diff:
         click.echo("".join(r.diff for r in results), nl=False)
     if not quiet:
-        _fix_summary(results, wrote=not diff and not stdin_filename)
+        _fix_summary(results, wrote=not diff)
     errors = _report_errors(results)
     remaining = sum(len(r.diagnostics) for r in results)
     changed = diff and any(r.diff for r in results)
