@@ -75,8 +75,8 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
     if isinstance(op, (ast.Eq, ast.NotEq)):
         polarity = isinstance(op, ast.Eq)
         for side, other in ((left, right), (right, left)):
-            # counter % N == 0   |   counter % N == N - 1
-            if _is_modulo(side) and (_is_zero(other) or _is_minus_one_of(other, side.right)):
+            # counter % N == 0   |   counter % N == N - 1   |   counter % 4 == 3
+            if _is_modulo(side) and (_is_zero(other) or _is_minus_one_of(other, side.right) or _is_last_residue(other, side.right)):
                 return polarity, _modulo_boundary(side)
             # micro_step == N - 1
             if _counters(side) and _is_minus_one(other):
@@ -120,6 +120,13 @@ def _is_minus_one(expr: ast.expr) -> bool:
 
 def _is_minus_one_of(expr: ast.expr, factor: ast.expr) -> bool:
     return _is_minus_one(expr) and ast.dump(expr.left) == ast.dump(factor)
+
+
+def _is_last_residue(expr: ast.expr, factor: ast.expr) -> bool:
+    return (
+        isinstance(expr, ast.Constant) and isinstance(factor, ast.Constant)
+        and isinstance(expr.value, int) and isinstance(factor.value, int) and expr.value == factor.value - 1
+    )
 
 
 def _strip_minus_one(expr: ast.expr) -> ast.expr:

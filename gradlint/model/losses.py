@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from gradlint.model.names import dotted
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
 MAX_DEPTH = 4
 NORMALIZING_METHODS = frozenset({"div", "div_", "true_divide", "divide", "mul", "mul_", "multiply"})
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
+RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|module|forward|^F$", re.IGNORECASE)
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
 OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
 
@@ -68,7 +70,9 @@ class _Analysis:
             return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
         if _told_how_to_normalize(call):
             return None  # `model(**batch, num_items_in_batch=n)`: the callee divides
-        return False  # the raw value of a loss function, a model's forward, a criterion ...
+        if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]):
+            return False  # the raw value of a loss function, a criterion, a model's forward
+        return None  # some other function: it may well divide inside
 
     def name(self, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
         name = dotted(expr)

@@ -112,14 +112,6 @@ class Scope:
             stmts.sort(key=lambda s: (s.lineno, s.col_offset))
         return found
 
-    @cached_property
-    def parameters(self) -> frozenset[str]:
-        args = getattr(self.node, "args", None)
-        if args is None:
-            return frozenset()
-        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-        return frozenset(a.arg for a in every if a is not None)
-
     def before(self, name: str, line: int) -> list[ast.stmt]:
         return [s for s in self.assignments.get(name, ()) if s.lineno < line]
 

@@ -38,9 +38,5 @@ class Rule:
         raise NotImplementedError
 
     @property
-    def family(self) -> str:
-        return self.code[:3]
-
-    @property
     def url(self) -> str:
         return f"https://github.com/gradlint/gradlint/blob/main/rules/{self.code}.md"

@@ -1,0 +1,80 @@
+"""Accumulation boundaries as people write them, and conditions that are not boundaries."""
+
+import ast
+
+import pytest
+
+from gradlint.model.guards import make_guard
+
+
+def guard_of(test: str, holds: bool = True, names: dict[str, str] | None = None):
+    statement = ast.parse(f"if {test}:\n    pass\n").body[0]
+    resolved = {k: ast.parse(v, mode="eval").body for k, v in (names or {}).items()}
+    return make_guard(statement, statement.test, holds, resolved.get)
+
+
+@pytest.mark.parametrize(
+    "test, factor",
+    [
+        ("(i + 1) % accum_steps == 0", "accum_steps"),
+        ("step % args.gradient_accumulation_steps == 0", "args.gradient_accumulation_steps"),
+        ("(step + 1) % self.accum == 0", "self.accum"),
+        ("micro_step == grad_accum - 1", "grad_accum"),
+        ("micro_step + 1 == grad_accum", "grad_accum"),
+        ("n_micro == accum", "accum"),
+        ("i % 4 == 3", "4"),
+        ("not (i + 1) % accum", "accum"),
+        ("(i + 1) % accum == 0 and epoch > 0", "accum"),
+    ],
+)
+def test_boundaries(test, factor):
+    guard = guard_of(test)
+    assert guard.boundary is not None
+    assert ast.unparse(guard.boundary.factor) == factor
+    assert guard.inside_window is None
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "(i + 1) % accum == 0 or i == len(loader) - 1",
+        "(step + 1) % N == 0 or (step + 1) == len(train_loader)",
+        "(i + 1) % N == 0 or is_last_batch",
+    ],
+)
+def test_boundaries_that_flush_the_tail(test):
+    guard = guard_of(test)
+    assert guard.boundary is not None and guard.boundary.flushes_tail
+
+
+def test_the_else_branch_of_a_boundary_is_inside_the_window():
+    guard = guard_of("(i + 1) % accum == 0", holds=False)
+    assert guard.boundary is None and guard.inside_window is not None
+
+
+def test_not_equal_read_from_the_code_after_continue():
+    # `if (i + 1) % accum != 0: continue` -- what follows runs when the test is false
+    guard = guard_of("(i + 1) % accum != 0", holds=False)
+    assert guard.boundary is not None
+
+
+def test_a_boundary_held_in_a_variable():
+    guard = guard_of("do_step", names={"do_step": "(it + 1) % grad_accum == 0"})
+    assert ast.unparse(guard.boundary.factor) == "grad_accum"
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "args.max_grad_norm > 0",
+        "scaler is not None",
+        "i % 1 == 0",  # a factor of 1 accumulates nothing
+        "i == len(loader) - 1",  # once per epoch is not an accumulation factor
+        "(i + 1) % len(loader) == 0",
+        "rank == 0",
+        "torch.cuda.is_available()",
+    ],
+)
+def test_not_boundaries(test):
+    guard = guard_of(test)
+    assert guard.boundary is None and guard.inside_window is None

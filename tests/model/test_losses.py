@@ -1,0 +1,72 @@
+"""Is the loss that reaches backward() normalized? True, False, or None when it cannot tell."""
+
+import ast
+import textwrap
+
+import pytest
+
+from gradlint.model import ModuleModel
+from gradlint.model.events import Kind
+
+
+def verdict(body: str):
+    source = "def train(model, batch, crit, accum, helper):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    source += "\ndef local_loss(out, y, n):\n    return crit(out, y) / n\n"
+    model = ModuleModel(ast.parse(source), source)
+    function = model.tree.body[0]
+    (backward,) = [
+        node for node in ast.walk(function)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward"
+    ]
+    from gradlint.model.losses import loss_normalized
+
+    tensor = backward.func.value
+    if isinstance(tensor, ast.Call) and getattr(tensor.func, "attr", "") == "scale":
+        tensor = tensor.args[0]
+    return loss_normalized(model, tensor, function, backward.lineno)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "loss = crit(model(x), y) / accum\nloss.backward()\n",
+        "loss = crit(model(x), y)\nloss = loss / accum\nloss.backward()\n",
+        "loss = crit(model(x), y)\nloss /= accum\nloss.backward()\n",
+        "loss = crit(model(x), y)\n(loss / accum).backward()\n",
+        "loss = crit(model(x), y)\nscaler.scale(loss / accum).backward()\n",
+        "loss = crit(model(x), y) * (1.0 / accum)\nloss.backward()\n",
+        "loss_sum = crit(model(x), y)\nloss = loss_sum / num_tokens\nloss.backward()\n",
+        "loss = local_loss(model(x), y, accum)\nloss.backward()\n",
+        "loss = crit(model(x), y).div(accum)\nloss.backward()\n",
+    ],
+)
+def test_normalized(body):
+    assert verdict(body) is True
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "loss = crit(model(x), y)\nloss.backward()\n",
+        "outputs = model(**batch)\nloss = outputs.loss\nloss.backward()\n",
+        "logits, loss = model(x, y)\nloss.backward()\n",
+        "loss = crit(model(x), y)\nloss = loss.mean()\nloss.backward()\n",
+        "loss = crit(model(x), y)\nscaler.scale(loss).backward()\n",
+        "lm = crit(model(x), y)\nloss = lm + 0.1 * aux\nloss.backward()\n",
+    ],
+)
+def test_visibly_not_normalized(body):
+    assert verdict(body) is False
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "helper(batch).backward()\n",  # a parameter: cannot tell
+        "loss = sum(losses)\nloss.backward()\n",
+        "outputs = model(**batch, num_items_in_batch=n)\nloss = outputs.loss\nloss.backward()\n",
+        "loss = compute(model(x), y, accum_steps=accum)\nloss.backward()\n",
+    ],
+)
+def test_cannot_tell(body):
+    assert verdict(body) is None

@@ -1,0 +1,169 @@
+"""Roles through imports and aliases; which loops train and how they accumulate."""
+
+import ast
+import textwrap
+
+from gradlint.model import ModuleModel, Role
+from gradlint.model.events import Kind
+
+
+def model_of(source: str) -> ModuleModel:
+    source = textwrap.dedent(source)
+    return ModuleModel(ast.parse(source), source)
+
+
+def role(model: ModuleModel, name: str):
+    return model.roles.of(ast.parse(name, mode="eval").body)
+
+
+def test_roles_through_imports_and_aliases():
+    model = model_of(
+        """
+        import torch
+        from torch import optim
+        from torch.cuda.amp import GradScaler as Scaler
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        from transformers import get_linear_schedule_with_warmup
+        from accelerate import Accelerator
+        import deepspeed
+
+        opt = optim.AdamW(params)
+        self.scaler = Scaler()
+        net = DDP(net, device_ids=[rank])
+        sched = get_linear_schedule_with_warmup(opt, 10, 100)
+        lr_sched = torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, total_steps=10)
+        accelerator = Accelerator(gradient_accumulation_steps=4)
+        engine, ds_opt, _, _ = deepspeed.initialize(model=net, config=cfg)
+        """
+    )
+    assert role(model, "opt") is Role.OPTIMIZER
+    assert role(model, "self.scaler") is Role.SCALER
+    assert role(model, "net") is Role.DDP_MODEL
+    assert role(model, "sched") is Role.SCHEDULER
+    assert role(model, "lr_sched") is Role.SCHEDULER
+    assert role(model, "accelerator") is Role.ACCELERATOR
+    assert role(model, "engine") is Role.ENGINE
+
+
+def test_roles_from_what_the_code_calls_on_a_parameter():
+    model = model_of(
+        """
+        def train(model, optimizer, lr_scheduler, loader):
+            for x, y in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                lr_scheduler.step()
+                optimizer.zero_grad()
+        """
+    )
+    assert role(model, "optimizer") is Role.OPTIMIZER
+    assert role(model, "lr_scheduler") is Role.SCHEDULER
+    assert role(model, "model") is None
+
+
+def test_the_innermost_loop_is_the_training_loop_and_helpers_are_followed():
+    model = model_of(
+        """
+        import torch
+        opt = torch.optim.SGD(params, lr=0.1)
+
+        def train_step(x, y):
+            loss = crit(net(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+
+        for epoch in range(10):
+            for x, y in loader:
+                train_step(x, y)
+        """
+    )
+    loops = [loop for loop in model.loops if isinstance(loop.node, ast.For)]
+    assert [loop.node.lineno for loop in loops] == [12]
+    kinds = [e.kind for e in loops[0].events]
+    assert kinds == [Kind.BACKWARD, Kind.STEP, Kind.ZERO_GRAD]
+    assert all(e.inlined for e in loops[0].events)
+
+
+def test_flat_and_nested_accumulation():
+    flat = model_of(
+        """
+        import torch
+        opt = torch.optim.SGD(params, lr=0.1)
+        for i, (x, y) in enumerate(loader):
+            (crit(net(x), y) / 4).backward()
+            if (i + 1) % 4 == 0:
+                opt.step()
+                opt.zero_grad()
+        """
+    )
+    nested = model_of(
+        """
+        import torch
+        opt = torch.optim.SGD(params, lr=0.1)
+        for batch in loader:
+            for micro in range(accum):
+                (crit(net(batch[micro]), y) / accum).backward()
+            opt.step()
+            opt.zero_grad()
+        """
+    )
+    assert ast.unparse(flat.loops[0].accumulation.factor) == "4"
+    assert flat.loops[0].accumulation.guard is not None
+    assert ast.unparse(nested.loops[0].accumulation.factor) == "accum"
+    assert nested.loops[0].accumulation.inner_loop is not None
+
+
+def test_no_accumulation_when_every_iteration_steps_or_factor_is_one():
+    every = model_of(
+        """
+        import torch
+        opt = torch.optim.SGD(params, lr=0.1)
+        for x, y in loader:
+            crit(net(x), y).backward()
+            if step % log_every == 0:
+                print(step)
+            opt.step()
+        """
+    )
+    one = model_of(
+        """
+        import torch
+        accum = 1
+        opt = torch.optim.SGD(params, lr=0.1)
+        for i, (x, y) in enumerate(loader):
+            crit(net(x), y).backward()
+            if (i + 1) % accum == 0:
+                opt.step()
+        """
+    )
+    assert every.loops[0].accumulation is None
+    assert one.loops[0].accumulation is None
+
+
+def test_frameworks_and_gans_are_not_plain():
+    accelerate = model_of(
+        """
+        from accelerate import Accelerator
+        accelerator = Accelerator()
+        for batch in loader:
+            with accelerator.accumulate(model):
+                accelerator.backward(model(**batch).loss)
+                optimizer.step()
+                optimizer.zero_grad()
+        """
+    )
+    gan = model_of(
+        """
+        import torch
+        opt_g = torch.optim.Adam(g.parameters())
+        opt_d = torch.optim.Adam(d.parameters())
+        for real in loader:
+            d_loss(real).backward()
+            opt_d.step()
+            g_loss().backward()
+            opt_g.step()
+        """
+    )
+    assert not accelerate.loops[0].plain
+    assert not gan.loops[0].plain
