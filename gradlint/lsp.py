@@ -43,15 +43,15 @@ from gradlint.linter import InternalError, find, to_diagnostic
 from gradlint.report.lsp_format import lsp_diagnostic
 from gradlint.rules import BY_CODE, Finding, Rule
 from gradlint.sources import Document, SourceError, load_document
+from gradlint.sources.document import split_lines
 from gradlint.sources.python import PythonDocument
+from gradlint.suppression import ignore_list
 
 log = logging.getLogger("gradlint.lsp")
 
 DEBOUNCE_SECONDS = 0.2
 FIX_ALL_KIND = "source.fixAll.gradlint"
 PYTHON_SUFFIXES = (".py", ".pyi")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-IGNORE_DIRECTIVE = re.compile(r"#\s*gradlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
 
 _converter = get_converter()
 
@@ -396,11 +396,10 @@ class GradlintServer(LanguageServer):
         if not 0 < number <= len(lines):
             return None
         line = lines[number - 1]
-        existing = IGNORE_DIRECTIVE.search(line)
+        existing = ignore_list(line)
         if existing:
-            codes = [c.strip() for c in existing.group("codes").split(",") if c.strip()]
+            codes, start, end = existing
             text = ", ".join([*codes, diagnostic.code])
-            start, end = existing.span("codes")
             span = Span(number, start, number, end)
             return [Edit(span, text, diagnostic.cell)]
         if line.rstrip().endswith("\\"):
@@ -434,8 +433,11 @@ class GradlintServer(LanguageServer):
 def _lines(text: str) -> list[str]:
     """Lines as LSP and the ast count them: only \\n, \\r\\n and \\r end a line (not the form
     feeds and Unicode separators that str.splitlines also splits at)."""
-    lines = _LINE_BREAK.split(text)
-    if lines and lines[-1] == "":
+    lines = split_lines(text)
+    # Unlike split_lines, no empty piece after a final line break, as pygls counts a document's
+    # lines (str.splitlines): position_from_client_units clamps a position past them to the end
+    # of the last line, and ignore_edit writes no directive after the final line break.
+    if lines[-1] == "":
         lines.pop()
     return lines
 

@@ -16,32 +16,20 @@ What is left out of the virtual module (and so never reported on, never changed)
   ``metadata.kernelspec.language``): the module is then empty, so an R or Julia notebook is
   simply skipped, without an error (`skip_reason` says why).
 
-IPython syntax is masked, never parsed as Python and never changed. A masked line becomes
-``<indent>pass  # <the original line>`` in the virtual module: ``pass`` is a statement that is
-valid wherever the original line stood (also as the only line of an indented block), the
-comment keeps the line recognisable in excerpts and unique for the diff that `render` does.
-Masked: line magics (``%matplotlib inline``), cell magic lines (``%%time``), shell escapes
-(``!pip install -q torch``, ``files = !ls``, ``x = %sx ls``), help (``?model``, ``model??``),
-automagics that are not Python (``pip install x``, ``cd ..``), and the continuation lines of any
-of these that end with a backslash. Only lines that start a logical line are candidates (not
-lines inside brackets or triple-quoted strings). ``get_ipython()`` calls are plain Python and
-stay as they are.
-
-``%time stmt`` and ``%timeit [-n N -r R ...] stmt`` keep their statement analysable: the virtual
-line is the statement alone (``<indent>stmt``) and `locate` shifts columns back by the width of
-the magic; the line is protected all the same, a fix may not change it. A cell whose first line
-is indented is dedented by that much, as IPython runs it (columns are shifted back by `locate`,
-and lines a fix adds to such a cell get the indentation back).
+IPython syntax (magics, shell escapes, help, automagics) is masked, never parsed as Python and
+never changed: `gradlint.sources.ipython` says how. A masked line stays one virtual line, so
+lines stay 1:1 with the cells; ``%time stmt`` keeps its statement, and `locate` shifts columns
+back by the width of the magic. A cell whose first line is indented is dedented by that much, as
+IPython runs it (columns are shifted back by `locate`, and lines a fix adds to such a cell get
+the indentation back).
 
 `render` writes a fixed module back: it aligns the old and new virtual lines, gives every
 changed or inserted line to its cell, and splices the re-serialised ``source`` of the changed
 cells, and nothing else, into the original file text at the exact offsets of their JSON values.
 Outputs, metadata, execution counts, ids, key order, indentation and escapes everywhere else
-stay byte-identical. A changed source array is written in the file's own style: its existing
-layout (indentation, separators, line endings) is reused, unchanged lines keep their original
-JSON text (escapes included) and new strings are escaped the way the file escapes non-ASCII.
-A fix that changes a masked (or ``%time``) line, spans two cells, or moves code from one cell
-to another raises SourceError: the fixer drops such a fix.
+stay byte-identical. A changed source array is written in the file's own style (see
+`gradlint.sources.json_spans`). A fix that changes a masked (or ``%time``) line, spans two
+cells, or moves code from one cell to another raises SourceError: the fixer drops such a fix.
 
 Lines inserted at a cell boundary belong to the cell before the boundary (a statement added
 after the last statement of cell 3 stays in cell 3); lines inserted before the first line of
@@ -53,254 +41,17 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 
 from gradlint.diagnostics import Edit, Span
-from gradlint.sources.document import Document, SourceError
+from gradlint.sources.document import Document, SourceError, split_lines
+from gradlint.sources.ipython import PYTHON, foreign_cell_magic, mask_cell
+from gradlint.sources.json_spans import Style, source_spans
 
 __all__ = ["NotebookDocument"]
 
 SKIP_CELL = re.compile(r"#\s*gradlint:\s*skip-cell\b")
-# Cell magics whose body is Python run as usual; any other cell magic skips the cell.
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture"})
-# Line magics usable without the %, as IPython's automagic allows, when the line is not Python.
-AUTOMAGICS = frozenset(
-    """
-    alias alias_magic autoawait autocall automagic autoreload bookmark cat cd clear colors conda
-    config cp dhist dirs doctest_mode ed edit env gui history killbgscripts ldir less lf lk ll
-    load load_ext loadpy logoff logon logstart logstate logstop ls lsmagic lx macro magic mamba
-    man matplotlib micromamba mkdir more mv notebook page pastebin pdb pdef pdoc pfile pinfo
-    pinfo2 pip popd pprint precision prun psearch psource pushd pwd pycat pylab qtconsole
-    quickref recall rehashx reload_ext rep rerun reset reset_selective rm rmdir run save sc
-    set_env store sx system tb time timeit unalias unload_ext who who_ls whos xdel xmode
-    """.split()
-)
-
-_MASK = "pass  # "
-_PYTHON, _MASKED, _PROTECTED = 0, 1, 2
-
-# Lines as Python (and so ast and libcst) count them: \r\n, \r or \n end a line.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-_INDENT = re.compile(r"[ \t\f]*")
-_ASSIGN_ESCAPE = re.compile(
-    r"(?:[A-Za-z_][\w.]*(?:\[[^\]=]*\])?\s*,\s*)*[A-Za-z_][\w.]*(?:\[[^\]=]*\])?\s*,?\s*=\s*[!%]"
-)
-# `ls -la` and `cat = x` are Python: automagic never applies when an operator follows the name.
-_AUTOMAGIC = re.compile(
-    r"([A-Za-z_]\w*)[ \t]+(?![=(\[,:;+*/%&|^<>!~@]|\.[A-Za-z_]|(?:is|not|in|and|or|if|else|for)\b)\S"
-)
-_TIME_MAGIC = re.compile(r"%(?:time|timeit)(?:[ \t]+-(?:[nrp][ \t]*\d+|[tcqo]))*[ \t]+(?=\S)")
-_CELL_MAGIC = re.compile(r"%%([A-Za-z_]\w*)")
-_CODE_TOKEN = re.compile(r"""[#\\'"()\[\]{}]""")
-
-# JSON scanning: the file is valid JSON (json.loads said so) when these run.
-_JSON_WS = re.compile(r"[ \t\n\r]*")
-_JSON_STRUCT = re.compile(r'["\[\]{}]')
-_JSON_SCALAR_END = re.compile(r"[,\]}\s]")
-_NON_ASCII_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u(?!00[0-7])[0-9a-fA-F]{4}")
-
-
-def _split_lines(text: str) -> list[str]:
-    return _LINE.findall(text)
-
-
-# --------------------------------------------------------------------------------------------
-# JSON offsets
-
-
-def _skip_ws(text: str, pos: int) -> int:
-    return _JSON_WS.match(text, pos).end()
-
-
-def _string_end(text: str, pos: int) -> int:
-    """End offset of the JSON string starting at `pos` (outputs hold long ones: no regex)."""
-    start = pos + 1
-    while True:
-        quote = text.index('"', start)
-        before = quote - 1
-        while text[before] == "\\":
-            before -= 1
-        if (quote - 1 - before) % 2 == 0:  # not escaped: an even run of backslashes before it
-            return quote + 1
-        start = quote + 1
-
-
-def _value_end(text: str, pos: int) -> int:
-    """End offset of the JSON value starting at `pos`."""
-    char = text[pos]
-    if char == '"':
-        return _string_end(text, pos)
-    if char not in "[{":
-        match = _JSON_SCALAR_END.search(text, pos)
-        return match.start() if match else len(text)
-    depth = 0
-    while True:
-        match = _JSON_STRUCT.search(text, pos)
-        if match is None:
-            raise ValueError("unbalanced JSON")
-        pos = match.start()
-        char = text[pos]
-        if char == '"':
-            pos = _string_end(text, pos)
-            continue
-        depth += 1 if char in "[{" else -1
-        pos += 1
-        if depth == 0:
-            return pos
-
-
-def _members(text: str, pos: int):
-    """(key, value start, value end) of the JSON object starting at `pos`."""
-    pos = _skip_ws(text, pos + 1)
-    if text[pos] == "}":
-        return
-    while True:
-        key_end = _string_end(text, pos)
-        key = json.loads(text[pos:key_end])
-        pos = _skip_ws(text, key_end) + 1  # the colon
-        start = _skip_ws(text, pos)
-        end = _value_end(text, start)
-        yield key, start, end
-        pos = _skip_ws(text, end)
-        if text[pos] == "}":
-            return
-        pos = _skip_ws(text, pos + 1)
-
-
-def _elements(text: str, pos: int) -> list[tuple[int, int]]:
-    """(start, end) of each element of the JSON array starting at `pos`."""
-    spans = []
-    pos = _skip_ws(text, pos + 1)
-    if text[pos] == "]":
-        return spans
-    while True:
-        end = _value_end(text, pos)
-        spans.append((pos, end))
-        pos = _skip_ws(text, end)
-        if text[pos] == "]":
-            return spans
-        pos = _skip_ws(text, pos + 1)
-
-
-def _source_spans(text: str) -> list[tuple[int, int] | None]:
-    """For each cell, the (start, end) offsets of its `source` value in the file's text."""
-    start = _skip_ws(text, 0)
-    cells_at = None
-    for key, value_start, _ in _members(text, start):
-        if key == "cells":
-            cells_at = value_start  # the last one wins, as in json.loads
-    spans: list[tuple[int, int] | None] = []
-    for cell_start, _ in _elements(text, cells_at):
-        found = None
-        for key, value_start, value_end in _members(text, cell_start):
-            if key == "source":
-                found = (value_start, value_end)
-        spans.append(found)
-    return spans
-
-
-# --------------------------------------------------------------------------------------------
-# IPython syntax
-
-
-class _LogicalLines:
-    """Follows brackets, strings and backslash continuations across the lines of one cell, to
-    tell whether a line starts a logical line (only there can IPython syntax appear)."""
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.triple: str | None = None
-        self.backslash = False
-
-    @property
-    def at_start(self) -> bool:
-        return self.depth == 0 and self.triple is None and not self.backslash
-
-    def feed(self, line: str) -> int:
-        """Advance over `line`; returns where its code ends (its comment, if any, starts)."""
-        body = line.rstrip("\r\n")
-        self.backslash = False
-        code_end = len(body)
-        pos = 0
-        quote: str | None = self.triple
-        while True:
-            if quote is not None:
-                pos = self._string_end(body, pos, quote)
-                if pos < 0:  # the string goes on past this line
-                    if len(quote) == 3:
-                        self.triple = quote
-                    elif body.endswith("\\"):
-                        self.backslash = True  # continued one-line string
-                    return code_end
-                quote = None
-                self.triple = None
-                continue
-            match = _CODE_TOKEN.search(body, pos)
-            if match is None:
-                return code_end
-            char = match.group()
-            pos = match.end()
-            if char == "#":
-                return match.start()
-            if char == "\\":
-                if pos >= len(body):
-                    self.backslash = True
-                    return code_end
-                pos += 1
-            elif char in "([{":
-                self.depth += 1
-            elif char in ")]}":
-                self.depth = max(0, self.depth - 1)
-            else:
-                quote = char * 3 if body.startswith(char * 3, match.start()) else char
-                pos = match.start() + len(quote)
-
-    @staticmethod
-    def _string_end(body: str, pos: int, quote: str) -> int:
-        while True:
-            close = body.find(quote, pos)
-            escape = body.find("\\", pos)
-            if close < 0:
-                return -1
-            if 0 <= escape < close:
-                pos = escape + 2
-                continue
-            return close + len(quote)
-
-
-def _compiles(code: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. invalid escape sequences: not our business
-            compile(code, "<ipython>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _classify(stripped: str, code_end: int | None) -> tuple[int, int]:
-    """(kind, column offset) of a line that starts a logical line (its indentation removed).
-
-    `code_end` is where its comment starts (None when the line was not scanned as Python)."""
-    first = stripped[:1]
-    if first == "%":
-        if not stripped.startswith("%%"):
-            match = _TIME_MAGIC.match(stripped)
-            if match and _compiles(stripped[match.end() :].rstrip("\r\n")):
-                return _PROTECTED, match.end()
-        return _MASKED, 0
-    if first in ("!", "?"):
-        return _MASKED, 0
-    if first and first not in "#\r\n" and _ASSIGN_ESCAPE.match(stripped):
-        return _MASKED, 0
-    if code_end is not None and stripped[:code_end].rstrip().endswith("?"):
-        return _MASKED, 0
-    match = _AUTOMAGIC.match(stripped)
-    if match and match.group(1) in AUTOMAGICS and not _compiles(stripped.rstrip("\r\n")):
-        return _MASKED, 0
-    return _PYTHON, 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,7 +137,7 @@ class NotebookDocument(Document):
                 continue
             source = cell.get("source", "")
             joined = source if isinstance(source, str) else "".join(source)
-            lines = _split_lines(joined)
+            lines = split_lines(joined, keepends=True)
             if not lines:
                 continue
             reason = _skip_reason(cell, lines)
@@ -401,47 +152,10 @@ class NotebookDocument(Document):
         self.text = "".join(text_parts)
 
     def _mask(self, cell: _Cell) -> None:
-        scanner = _LogicalLines()
-        masked_indent: str | None = None  # indentation of a masked line continued by a backslash
-        first_code = next((i for i, line in enumerate(cell.lines) if line.strip()), -1)
-        if first_code >= 0:
-            # Like IPython, run a cell whose first line is indented as if dedented by as much.
-            cell.dedent = _INDENT.match(cell.lines[first_code]).group()
-        for number, line in enumerate(cell.lines):
-            ending = line[len(line.rstrip("\r\n")) :]
-            if number == len(cell.lines) - 1 and not ending:
-                ending = "\n"
-            body = line.rstrip("\r\n")
-            dedent = len(cell.dedent) if cell.dedent and body.startswith(cell.dedent) else 0
-            body = body[dedent:]
-            indent = _INDENT.match(body).group()
-            stripped = body[len(indent) :]
-            if masked_indent is not None:
-                kind, shift = _MASKED, 0
-                indent = masked_indent
-            elif number == first_code and _CELL_MAGIC.match(stripped):
-                kind, shift = _MASKED, 0  # a cell magic of a Python cell (others are skipped)
-            elif scanner.at_start:
-                code_end = None
-                if "?" in stripped:  # help (`model?`) only when the ? is code, not text
-                    probe = _LogicalLines()
-                    code_end = probe.feed(stripped)
-                    if not probe.at_start:
-                        code_end = None
-                kind, shift = _classify(stripped, code_end)
-            else:
-                kind, shift = _PYTHON, 0
-            if kind == _MASKED:
-                virtual = f"{indent}{_MASK}{stripped}{ending}"
-                masked_indent = indent if body.endswith("\\") else None
-            elif kind == _PROTECTED:
-                virtual = f"{indent}{stripped[shift:]}{ending}"
-                scanner.feed(virtual)
-            else:
-                virtual = body + ending
-                scanner.feed(virtual)
-            cell.virtual.append(virtual)
-            self._lines.append(_Line(cell, number, kind, dedent, len(indent), shift))
+        cell.dedent, masked = mask_cell(cell.lines)
+        for number, line in enumerate(masked):
+            cell.virtual.append(line.text)
+            self._lines.append(_Line(cell, number, line.kind, line.dedent, line.indent, line.shift))
 
     # -- positions -------------------------------------------------------------------------
 
@@ -485,7 +199,7 @@ class NotebookDocument(Document):
         if not self._lines:
             raise SourceError("the notebook has no analysed code cell to change")
         old = [line for cell in self.cells for line in cell.virtual]
-        new = _split_lines(new_text)
+        new = split_lines(new_text, keepends=True)
         by_cell: dict[int, list[str]] = {cell.index: [] for cell in self.cells}
         changed: set[int] = set()
         removed: dict[int, Counter] = {}
@@ -497,7 +211,7 @@ class NotebookDocument(Document):
                     by_cell[entry.cell.index].append(entry.real)
                 continue
             for entry in self._lines[i1:i2]:
-                if entry.kind != _PYTHON:
+                if entry.kind != PYTHON:
                     raise SourceError(
                         f"the fix changes IPython line {entry.line + 1} of cell {entry.cell.number}"
                     )
@@ -537,7 +251,7 @@ class NotebookDocument(Document):
         if not sources:
             return self.data
         spans = self._source_spans()
-        style = _Style(self.raw)
+        style = Style(self.raw)
         pieces = []
         pos = 0
         cells = self.notebook["cells"]
@@ -571,8 +285,8 @@ class NotebookDocument(Document):
     def edits(self, new_text: str) -> list[Edit]:
         edits = []
         for number, source in sorted(self.new_sources(new_text).items()):
-            old_lines = _split_lines("".join(self.notebook["cells"][number - 1]["source"]))
-            new_lines = _split_lines(source)
+            old_lines = split_lines("".join(self.notebook["cells"][number - 1]["source"]), keepends=True)
+            new_lines = split_lines(source, keepends=True)
             matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
             for tag, i1, i2, j1, j2 in matcher.get_opcodes():
                 if tag != "equal":
@@ -581,7 +295,7 @@ class NotebookDocument(Document):
 
     def _source_spans(self) -> list[tuple[int, int] | None]:
         if self._spans is None:
-            self._spans = _source_spans(self.raw)
+            self._spans = source_spans(self.raw)
         return self._spans
 
 
@@ -653,9 +367,9 @@ def _skip_reason(cell: dict, lines: list[str]) -> str | None:
     first = next((line.strip() for line in lines if line.strip()), "")
     if SKIP_CELL.match(first):
         return "# gradlint: skip-cell"
-    magic = _CELL_MAGIC.match(first)
-    if magic and magic.group(1) not in PYTHON_CELL_MAGICS:
-        return f"%%{magic.group(1)} cell"
+    magic = foreign_cell_magic(first)
+    if magic:
+        return f"%%{magic} cell"
     return None
 
 
@@ -720,83 +434,7 @@ def _reads_back(text: str, sources: dict[int, str]) -> bool:
 
 
 def _diff_lines(source: str) -> list[str]:
-    lines = _split_lines(source)
+    lines = split_lines(source, keepends=True)
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
     return lines
-
-
-class _Style:
-    """How the file writes JSON: indentation, newlines, escapes of non-ASCII characters."""
-
-    def __init__(self, raw: str):
-        self.newline = "\r\n" if "\r\n" in raw else "\n"
-        self.compact = "\n" not in raw.strip()
-        start = _skip_ws(raw, 0) + 1
-        self.unit = raw[start : _skip_ws(raw, start)].rpartition("\n")[2] or " "
-        self.ensure_ascii = _escapes_non_ascii(raw, False)
-
-    def string(self, value: str, ensure_ascii: bool) -> str:
-        try:
-            encoded = json.dumps(value, ensure_ascii=ensure_ascii)
-            encoded.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates can only be written escaped
-            encoded = json.dumps(value, ensure_ascii=True)
-        return encoded
-
-    def source(self, raw: str, start: int, end: int, original: str | list[str], new: str) -> str:
-        """The JSON text of the `source` value `new`, replacing raw[start:end] (`original`)."""
-        region = raw[start:end]
-        ensure_ascii = _escapes_non_ascii(region, self.ensure_ascii)
-        if isinstance(original, str):
-            return self.string(new, ensure_ascii)
-        new_items = _split_like(new, original)
-        if not new_items:
-            return "[]"
-        elements = _elements(raw, start)
-        if elements:
-            opening = raw[start + 1 : elements[0][0]]
-            closing = raw[elements[-1][1] : end - 1]
-            if len(elements) > 1:
-                separator = raw[elements[0][1] : elements[1][0]]
-            elif "\n" in opening:
-                separator = "," + opening
-            else:
-                separator = "," if self.compact else ", "
-        elif self.compact:
-            opening, closing, separator = "", "", ","
-        else:
-            line_start = raw.rfind("\n", 0, start) + 1
-            key_indent = _INDENT.match(raw, line_start).group()
-            opening = self.newline + key_indent + self.unit
-            closing = self.newline + key_indent
-            separator = "," + opening
-        old_raw = [raw[s:e] for s, e in elements]
-        matcher = difflib.SequenceMatcher(a=list(original), b=new_items, autojunk=False)
-        out: list[str] = []
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                out.extend(old_raw[i1:i2])
-            else:
-                out.extend(self.string(item, ensure_ascii) for item in new_items[j1:j2])
-        return "[" + opening + separator.join(out) + closing + "]"
-
-
-_RARE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def _split_like(source: str, original: list[str]) -> list[str]:
-    """`source` split into list items the way `original` was: nbformat uses str.splitlines,
-    which also breaks at form feeds, U+2028 ...; other writers break only at line ends."""
-    if any(_RARE_BREAKS.search(item, 0, len(item) - 1) for item in original):
-        return _split_lines(source)
-    return source.splitlines(keepends=True)
-
-
-def _escapes_non_ascii(text: str, default: bool) -> bool:
-    """Whether `text` writes non-ASCII characters as \\uXXXX escapes (`default` if it has none)."""
-    if not text.isascii():
-        return False
-    if _NON_ASCII_ESCAPE.search(text):
-        return True
-    return default
