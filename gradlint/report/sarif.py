@@ -227,7 +227,7 @@ def _descriptor(rule) -> dict:
         "shortDescription": {"text": rule.summary},
         "helpUri": rule.url,
         "defaultConfiguration": {"level": LEVELS.get(rule.severity, "error")},
-        "properties": {"tags": ["pytorch", "gradients", rule.family]},
+        "properties": {"tags": ["pytorch", "gradients", rule.code[:3]]},  # family: GL2, GL3 ...
     }
     try:
         doc = rule_doc(rule.code)
