@@ -172,8 +172,8 @@ class EventWalker:
             if method == "backward":
                 self._backward(call, stmt, receiver)
                 return
-            if method in CLIP_FUNCTIONS:
-                self._clip(call, stmt)
+            if method in CLIP_FUNCTIONS:  # `model.clip_grad_norm_(...)` (FSDP1), `utils.clip...`
+                self._add(Kind.CLIP, call, stmt)
                 return
             if receiver_role is Role.OPTIMIZER:
                 if method == "zero_grad":
@@ -200,7 +200,7 @@ class EventWalker:
         qualname = self.model.imports.qualname(func) or ""
         last = qualname.rsplit(".", 1)[-1]
         if last in CLIP_FUNCTIONS:
-            self._clip(call, stmt)
+            self._add(Kind.CLIP, call, stmt)
         elif qualname.endswith("autograd.backward") and call.args:
             self._backward(call, stmt, call.args[0])
         elif "grads" in last and any(w in last for w in ("multiply", "scale", "div", "rescale")):
@@ -218,12 +218,6 @@ class EventWalker:
             ):
                 scaler, tensor = dotted(owner), inner
         self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler)
-
-    def _clip(self, call: ast.Call, stmt: ast.stmt) -> None:
-        if isinstance(call.func, ast.Attribute) and self.model.roles.of(call.func.value) in FRAMEWORK_ROLES:
-            self._add(Kind.FRAMEWORK, call, stmt)
-        else:
-            self._add(Kind.CLIP, call, stmt)
 
     def _assignment_events(self, stmt: ast.stmt) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
