@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 Where = Literal["before", "after"]
+# DESIGN §2.2: "safe" keeps every hyperparameter's meaning; "unsafe" changes the size of the
+# updates the run was tuned with (or a loss term) and is applied only with --unsafe-fixes.
+Applicability = Literal["safe", "unsafe"]
 
 
 @dataclass(frozen=True)
@@ -66,3 +69,4 @@ Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStateme
 class FixPlan:
     title: str
     operations: tuple[Operation, ...]
+    applicability: Applicability = "safe"
