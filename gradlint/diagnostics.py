@@ -29,7 +29,8 @@ class Diagnostic:
     """One finding, located in the file the user sees (a cell of a notebook: `cell` is 1-based).
 
     `fix` is None when the rule has no automatic fix for this finding, else a short
-    description of what the fix does.
+    description of what the fix does; `applicability` says whether `gradlint fix` applies it
+    by default ("safe") or only with --unsafe-fixes ("unsafe"), DESIGN §2.2.
     """
 
     code: str
@@ -40,6 +41,7 @@ class Diagnostic:
     cell: int | None = None
     severity: str = "error"
     fix: str | None = None
+    applicability: str = "safe"
     source_line: str = ""
     url: str = ""
 

@@ -76,6 +76,7 @@ def to_diagnostic(doc: Document, rule: Rule, finding: Finding) -> Diagnostic:
         cell=cell,
         severity=rule.severity,
         fix=finding.fix.title if finding.fix else None,
+        applicability=finding.fix.applicability if finding.fix else "safe",
         source_line=doc.source_line(finding.span.line),
         url=rule.url,
     )
