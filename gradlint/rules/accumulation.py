@@ -7,7 +7,6 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.losses import loss_normalized
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move
 
@@ -27,14 +26,14 @@ class AccumulationWithoutLossScaling(Rule):
             factor = factor_text(model, accumulation.factor)
             step = loop.of(Kind.STEP, Kind.SCALER_STEP)[0]
             for backward in loop.of(Kind.BACKWARD):
-                if loss_normalized(model, backward.loss, backward.scope, backward.node.lineno) is not False:
+                if backward.loss_normalized() is not False:
                     continue
                 message = (
                     f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
                     f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
                     f"of the window's gradients, `{factor}` times the gradient of the mean loss"
                 )
-                yield Finding(self.code, model.span(backward.node), message, self._fix(model, loop, backward, factor))
+                yield Finding(self.code, model.span(backward.anchor), message, self._fix(model, loop, backward, factor))
 
     @staticmethod
     def _fix(model, loop, backward, factor) -> FixPlan | None:
@@ -74,7 +73,7 @@ class ZeroGradInsideAccumulation(Rule):
                 anchor = end_of_step_run(model, loop, step)
                 operation = move(model, loop, zero, anchor, "after")
                 fix = FixPlan(f"Move {code(model, zero)} after the step", (operation,)) if operation else None
-                yield Finding(self.code, model.span(zero.node), message, fix)
+                yield Finding(self.code, model.span(zero.anchor), message, fix)
 
 
 def _every_micro_batch(zero, accumulation) -> bool:
