@@ -50,6 +50,9 @@ class ProjectResolver(Protocol):
     def class_def(self, module: "ModuleModel", qualname: str) -> tuple["ModuleModel", ast.ClassDef] | None:
         """The class an imported dotted name designates (for base classes)."""
 
+    def callers(self, module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
+        """Calls of `function` (defined in `module`) from other modules of the project."""
+
     def gradient_names(self, module: "ModuleModel") -> set[str]:
         """Local names under which `module` calls project code that touches gradients (so the
         model reads the lines that call them)."""
@@ -148,20 +151,40 @@ def _module_function(module: "ModuleModel", name: str) -> Callee | None:
 
 def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallContext) -> Callee | None:
     """`loss_scaler(...)` where `loss_scaler = NativeScaler()` and NativeScaler defines
-    `__call__`; also `self.loss_scaler(...)` assigned anywhere in the class."""
-    name = dotted(func)
-    if name is None:
+    `__call__`; also `self.loss_scaler(...)` assigned anywhere in the class, and a parameter
+    every caller passes such an object for."""
+    classes = {id(found[1]): found for found in _instance_classes(module, func, context, follow_callers=True)}
+    if len(classes) != 1:
         return None
+    owner_module, owner = next(iter(classes.values()))
+    return find_method(owner_module, owner, "__call__")
+
+
+def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):
+    name = dotted(expr)
+    if name is None:
+        return []
     if name.startswith("self.") and context.cls is not None:
         values = module.class_attributes(context.cls).get(name.removeprefix("self."), [])
     else:
         scopes = [context.scope, module.tree] if context.scope is not module.tree else [module.tree]
         values = [getattr(s, "value", None) for scope in scopes for s in module.scope(scope).assignments.get(name, ())]
-    classes = {id(found[1]): found for found in map(lambda v: class_of_instance(module, v), values) if found}
-    if len(classes) != 1:
-        return None
-    owner_module, owner = next(iter(classes.values()))
-    return find_method(owner_module, owner, "__call__")
+    found = [c for c in (class_of_instance(module, v) for v in values) if c is not None]
+    if values or not follow_callers or not _is_parameter(context.scope, name):
+        return found
+    for call, caller in callers(module, context.scope):
+        argument = bind_arguments(Callee(module, context.scope, context.cls), call).get(name)
+        if argument is None:
+            return []  # a caller passes nothing the model can see: cannot tell
+        found.extend(_instance_classes(caller.module, argument, caller, follow_callers=False))
+    return found
+
+
+def _is_parameter(function: ast.AST, name: str) -> bool:
+    arguments = getattr(function, "args", None)
+    return arguments is not None and any(
+        a.arg == name for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    )
 
 
 def _imported(module: "ModuleModel", func: ast.expr) -> Callee | None:
@@ -214,6 +237,8 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
             callee = resolve_callee(module, call, context)
             if callee is not None and callee.function is function:
                 found.append((call, context))
+        if module.project is not None:
+            found.extend(module.project.callers(module, function))
         return found
 
     return module.memo(("callers", id(function)), compute)

@@ -72,6 +72,7 @@ class Event:
     module: "ModuleModel | None" = None  # the module whose tree holds `node`
     site: ast.Call | None = None  # the unit's own call through which a helper's event runs
     foreign: bool = False  # `node` belongs to another module than the unit's
+    elsewhere: bool = False  # foreign, or in a method of another object (`loss_scaler(...)`)
     loss_source: LossSource | None = None
 
     @property
@@ -82,8 +83,8 @@ class Event:
     @property
     def anchor(self) -> ast.AST:
         """Where to report the event in the unit's module: the event itself, or the call that
-        leads to it when it sits in another module."""
-        return self.site if self.foreign and self.site is not None else self.node
+        leads to it when it sits in another module or another object's method."""
+        return self.site if self.elsewhere and self.site is not None else self.node
 
     @property
     def boundary_guard(self) -> Guard | None:
@@ -250,7 +251,7 @@ class EventWalker:
             if method == "backward":
                 self._backward(call, stmt, receiver)
                 return
-            if receiver_role is Role.DDP_MODEL and any(word in method for word in SYNC_SWITCH_WORDS):
+            if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
                 return
             if method in CLIP_FUNCTIONS or (method in LIGHTNING_CLIPS and _is_self(receiver)):
@@ -405,11 +406,16 @@ class EventWalker:
 
     def _add(self, kind: Kind, node: ast.AST, stmt: ast.stmt, **details) -> None:
         state, frame = self.state, self.frame
+        root = frame
+        while root.caller is not None:
+            root = root.caller
+        foreign = frame.module is not self.model
         self.events.append(
             Event(
                 kind, node, stmt, len(self.events), tuple(state.guards), tuple(state.loops),
                 tuple(state.contexts), frame.scope, module=frame.module, site=frame.site,
-                foreign=frame.module is not self.model, **details,
+                foreign=foreign, elsewhere=foreign or (frame.cls is not None and frame.cls is not root.cls),
+                **details,
             )
         )
 
@@ -446,9 +452,9 @@ def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]
         found: dict[str, set] = {}
         for call, context in callers(module, function):
             callee = Callee(module, function, context.cls if _is_self_call(call) else None)
-            caller = _Frame(module, context.scope, context.cls)
+            caller = _Frame(context.module, context.scope, context.cls)
             for param, argument in bind_arguments(callee, call).items():
-                found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(module, argument))
+                found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
         return {p: roles.pop() for p, roles in found.items() if len(roles) == 1 and None not in roles}
 
     return module.memo(("parameter roles", id(function)), compute)

@@ -161,6 +161,14 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
     return any(node is inner for node in ast.walk(outer))
 
 
+def _is_zero(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 0
+
+
+def _is_one(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 1
+
+
 def _called(expr: ast.expr, name: str) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
 
@@ -172,16 +180,20 @@ def _common_boundary(steps: list[Event]) -> Guard | None:
 
 
 def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
-    """N of `for _ in range(N)`; `len(x)` of a loop over micro-batches `x`; else None."""
+    """N of `for _ in range(N)`; `len(x)` of a loop over micro-batches `x` (or over the
+    slices `range(0, len(x), micro_bs)`); else None."""
     if not isinstance(loop, ast.For):
         return None
     iterable = loop.iter
     if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate":
         iterable = iterable.args[0] if iterable.args else iterable
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
+    if _called(iterable, "range"):
         args = iterable.args
         if len(args) == 1 and not (isinstance(args[0], ast.Constant) and args[0].value in (0, 1)):
             return args[0]
+        if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]):
+            # slicing: `for j in range(0, len(x), micro_bs): x[j : j + micro_bs]`
+            return ast.Call(ast.Name("len", ast.Load()), [iterable], [])
         return None
     text = ast.unparse(iterable)
     if any(word in text.lower() for word in MICRO_BATCH_WORDS):

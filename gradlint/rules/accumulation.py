@@ -33,7 +33,7 @@ class AccumulationWithoutLossScaling(Rule):
                     f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
                     f"of the window's gradients, `{factor}` times the gradient of the mean loss"
                 )
-                yield Finding(self.code, model.span(backward.anchor), message, self._fix(model, loop, backward, factor))
+                yield Finding(self.code, model.span(_where(backward)), message, self._fix(model, loop, backward, factor))
 
     @staticmethod
     def _fix(model, loop, backward, factor) -> FixPlan | None:
@@ -74,6 +74,15 @@ class ZeroGradInsideAccumulation(Rule):
                 operation = move(model, loop, zero, anchor, "after")
                 fix = FixPlan(f"Move {code(model, zero)} after the step", (operation,)) if operation else None
                 yield Finding(self.code, model.span(zero.anchor), message, fix)
+
+
+def _where(backward):
+    """A helper that was handed the loss (`loss_scaler(loss, ...)`) is right for every caller
+    that divides: report the call that passes the raw loss."""
+    source = backward.loss_source
+    if backward.inlined and source is not None and source.scope is not backward.scope:
+        return backward.site
+    return backward.anchor
 
 
 def _every_micro_batch(zero, accumulation) -> bool:
