@@ -119,6 +119,7 @@ class _Frame:
     arguments: dict[str, ast.expr] = field(default_factory=dict)  # parameter -> caller's argument
     caller: "_Frame | None" = None
     call: ast.Call | None = None  # the call in `caller` that runs this frame
+    ddp_parameters: set[str] | None = None  # parameters that are DDP models (computed on use)
 
     @property
     def context(self) -> CallContext:
@@ -223,13 +224,23 @@ class EventWalker:
     def _scan(self, stmt: ast.stmt, roots: list[ast.AST]) -> None:
         module = self.frame.module
         first, last = min(r.lineno for r in roots), max(r.end_lineno for r in roots)
-        if not module.may_hold_events(first, last):
+        if not module.may_hold_events(first, last) and not self._names_ddp_parameter(first, last):
             return
         for node in module.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
             if isinstance(node, ast.Call):
                 self._call(node, stmt)
             else:
                 self._add(Kind.NO_SYNC, node, stmt, target=self._name(node.value))
+
+    def _names_ddp_parameter(self, first: int, last: int) -> bool:
+        """Whether the lines mention a parameter that is a DDP model only through what the
+        callers pass (the module-wide prefilter cannot know those names)."""
+        frame = self.frame
+        if frame.ddp_parameters is None:
+            names = frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope)
+            frame.ddp_parameters = {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
+        lines = frame.module.lines[first - 1 : last]
+        return any(name in line for name in frame.ddp_parameters for line in lines)
 
     def _call(self, call: ast.Call, stmt: ast.stmt) -> None:
         frame = self.frame
@@ -248,7 +259,7 @@ class EventWalker:
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
-            if method == "backward":
+            if method == "backward" and not _is_self(receiver):
                 self._backward(call, stmt, receiver)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):

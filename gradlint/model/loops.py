@@ -205,10 +205,13 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
     """The innermost loops that train, and step functions that train outside any loop."""
     units = []
     for node in _candidates(model):
-            events = EventWalker(model, node).walk(node.body)
-            if _trains(events) and not _inner_loop_trains(events):
-                units.append(TrainingLoop(model, node, events))
-    return units
+        events = EventWalker(model, node).walk(node.body)
+        if _trains(events) and not _inner_loop_trains(events):
+            units.append(TrainingLoop(model, node, events))
+    # A step function that a training unit of the module calls is judged there, with its
+    # caller's context (guards, roles, the call site); alone it would be reported twice.
+    seen_through = {id(e.scope) for unit in units for e in unit.events if e.inlined}
+    return [u for u in units if not (isinstance(u.node, FUNCTIONS) and id(u.node) in seen_through)]
 
 
 def _candidates(model: "ModuleModel"):
