@@ -78,3 +78,4 @@ class FileResult:
     diff: str = ""
     output: bytes | None = None  # the fixed file's bytes (fix mode, when something changed)
     detail: str | None = None
+    config_error: bool = False  # `error` is that of the broken [tool.gradlint] above the file
