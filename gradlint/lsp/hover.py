@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 
 from gradlint.rules import ALL_RULES, BY_CODE, Rule
 
@@ -29,13 +31,26 @@ def rule_markdown(code: str) -> str:
 def suppressed_rules_at(line: str, column: int) -> tuple[list[Rule], int, int] | None:
     """The rules named by the word at `column` of a suppression comment on `line` (a code, a
     name, or a family prefix such as GL2), with the word's columns; None elsewhere."""
-    start = line.find("#")
-    if start < 0 or column < start or not SUPPRESSION.search(line, start):
+    start = comment_start(line)
+    if start is None or column < start or not SUPPRESSION.search(line, start):
         return None
     for word in WORD.finditer(line, start):
         if word.start() <= column <= word.end():
             rules = rules_named(word.group())
             return (rules, word.start(), word.end()) if rules else None
+    return None
+
+
+def comment_start(line: str) -> int | None:
+    """The column where the line's comment starts (a `#` inside a string is not one)."""
+    if "#" not in line:
+        return None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line.lstrip()).readline):
+            if token.type == tokenize.COMMENT:
+                return token.start[1] + len(line) - len(line.lstrip())
+    except (tokenize.TokenError, SyntaxError):  # an open bracket or string: its start is seen
+        pass
     return None
 
 
