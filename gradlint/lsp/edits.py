@@ -9,15 +9,14 @@ for notebooks) and are turned into LSP ranges in the client's position encoding.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 from lsprotocol import types
 
 from gradlint.diagnostics import Diagnostic, Edit, Span
 from gradlint.linter import to_diagnostic
 from gradlint.lsp.analysis import Analysis
-from gradlint.rules import Finding, Rule
+from gradlint.safe_fixes import fixing_rules
 from gradlint.sources import SourceError
 from gradlint.suppression import ignore_list
 
@@ -94,26 +93,12 @@ def fix_all_edits(analysis: Analysis, unsafe: bool) -> list[Edit]:
 
     if analysis.doc is None or not any(fix_applies(d, unsafe) for d in analysis.diagnostics):
         return []
-    rules = analysis.rules if unsafe else [SafeFixesOnly(rule) for rule in analysis.rules]
-    outcome = fix_document(analysis.doc, rules)
+    outcome = fix_document(analysis.doc, fixing_rules(analysis.rules, unsafe))
     return analysis.doc.edits(outcome.text) if outcome.changed else []
 
 
 def fix_applies(d: Diagnostic, unsafe: bool) -> bool:
     return d.fixable and (unsafe or d.applicability == "safe")
-
-
-class SafeFixesOnly(Rule):
-    """A rule whose unsafe fixes are withheld, so fix-all leaves them to the user."""
-
-    def __init__(self, rule: Rule):
-        self.rule = rule
-        self.code, self.name, self.summary = rule.code, rule.name, rule.summary
-        self.triggers, self.trigger_pattern, self.severity = rule.triggers, rule.trigger_pattern, rule.severity
-
-    def check(self, model) -> Iterator[Finding]:
-        for finding in self.rule.check(model):
-            yield finding if finding.fix is None or finding.fix.applicability == "safe" else replace(finding, fix=None)
 
 
 def ignore_edit(analysis: Analysis, diagnostic: Diagnostic) -> list[Edit] | None:

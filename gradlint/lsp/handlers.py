@@ -203,7 +203,6 @@ def make_server() -> GradlintServer:
                 )
                 if not result.applied:
                     ls.warn(f"the client did not apply the fixes: {result.failure_reason or 'no reason given'}")
-        return None
 
     # -- hover -----------------------------------------------------------------------------------
 
