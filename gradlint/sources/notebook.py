@@ -129,6 +129,15 @@ class NotebookDocument(Document):
         _validate(notebook)
         return cls(path, data, raw, notebook, bom)
 
+    @classmethod
+    def from_cells(cls, path: str, cells: list[dict], metadata: dict | None = None) -> "NotebookDocument":
+        """A notebook held in memory as cells (an editor's, an IPython session's), read without
+        a JSON round trip; `cells` are nbformat cell dicts (`cell_type`, `source`, `metadata`).
+        Its file text is made only if a fix asks for it (`render`)."""
+        notebook = {"cells": cells, "metadata": metadata or {}, "nbformat": 4, "nbformat_minor": 5}
+        _validate(notebook)
+        return cls(path, b"", "", notebook, False)
+
     def _build(self) -> None:
         cells = self.notebook["cells"]
         text_parts: list[str] = []
@@ -258,6 +267,9 @@ class NotebookDocument(Document):
 
     def render(self, new_text: str) -> bytes:
         sources = self.new_sources(new_text)
+        if not self.raw:  # made from cells: serialise once, as Jupyter writes notebooks
+            self.raw = json.dumps(self.notebook, indent=1, ensure_ascii=False) + "\n"
+            self.data = self.raw.encode("utf-8", "surrogatepass")
         if not sources:
             return self.data
         spans = self._source_spans()
