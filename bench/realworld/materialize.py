@@ -6,7 +6,7 @@
 Fetches nothing: each repository must already be mirrored (a git directory with the pinned
 commit) under MIRRORS as `owner+name/repo`, `owner+name`, `owner/name` or `owner/name.git`.
 For every (repository, commit) of the manifest it writes the Python sources and the project
-markers (pyproject.toml, setup.py, setup.cfg) of that commit to OUT/owner+name@commit12/, keeping
+markers (pyproject.toml, setup.py, setup.cfg) and notebooks of that commit to OUT/owner+name@commit12/, keeping
 the layout, so a linter resolves imports between the project's modules as it would in a
 checkout; an empty `.git` folder marks the project root. Third-party code lands only in OUT,
 never in this repository. Missing mirrors or commits are reported and skipped (exit 1).
@@ -51,7 +51,7 @@ def _git_dir(path: Path) -> Path:
 
 
 def wanted(path: str) -> bool:
-    return path.endswith(".py") or path in MARKERS
+    return path.endswith((".py", ".ipynb")) or path in MARKERS
 
 
 def materialize(git_dir: Path, commit: str, target: Path) -> int:
