@@ -47,7 +47,9 @@ class AccumulationWithoutLossScaling(Rule):
         # As the receiver of `.backward()` the quotient needs parentheses; as an argument not.
         receiver = isinstance(backward.node.func, ast.Attribute) and backward.node.func.value is loss
         replacement = f"({divided})" if receiver else divided
-        return FixPlan(f"Divide the loss by `{factor}`", (ReplaceExpression(model.position(loss), model.source(loss), replacement),))
+        # unsafe (DESIGN §2.2): every update becomes N times smaller than the run was tuned with
+        operation = ReplaceExpression(model.position(loss), model.source(loss), replacement)
+        return FixPlan(f"Divide the loss by `{factor}`", (operation,), applicability="unsafe")
 
 
 class ZeroGradInsideAccumulation(Rule):
