@@ -213,8 +213,8 @@ class EventWalker:
         def resolve(name: str) -> ast.expr | None:
             earlier = scope.before(name, line)
             if earlier:
-                last = earlier[-1]
-                return last.value if isinstance(last, ast.Assign) else None
+                last = earlier[-1]  # `flag = ...`, `flag: bool = ...`
+                return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
             return value_outside(frame, name)
 
         return make_guard(stmt, stmt.test, holds, resolve)
@@ -307,15 +307,16 @@ class EventWalker:
         """`optimizer.step()`; with a closure the model can read, the closure's events run
         first (`step(closure)` calls it once for most optimizers); an unknown closure leaves
         the step to code the model cannot see."""
-        if not call.args and not call.keywords:
+        closure = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "closure"), None)
+        if closure is None or isinstance(closure, ast.Constant) and closure.value is None:
+            # `step()`, `step(closure=None)`, a wrapper's own options (`optimize_sparse_params=`)
             self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)
             return
-        closure = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "closure"), None)
         if isinstance(closure, ast.Lambda):
             for node in _interesting_nodes([closure.body]):
                 if isinstance(node, ast.Call):
                     self._call(node, stmt)
-        elif closure is None or not self._follow(ast.Call(closure, [], []), at=call):
+        elif not self._follow(ast.Call(closure, [], []), at=call):
             self._add(Kind.FRAMEWORK, call, stmt, target=optimizer, optimizer=optimizer)
             return
         self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)

@@ -29,6 +29,11 @@ class Accumulation:
     factor: ast.expr
     guard: Guard | None = None
     inner_loop: ast.For | None = None
+    path: Event | None = None  # a step of the accumulating branch, when another branch does not
+
+    def covers(self, event: Event) -> bool:
+        """Whether `event` can run on the accumulating path."""
+        return self.path is None or not event.exclusive_with(self.path)
 
     def boundary_test(self, model: "ModuleModel", block: list[ast.stmt], first: ast.stmt) -> str | None:
         """Source of a test true on the window's last micro-batch, valid where `first` stands
@@ -102,20 +107,40 @@ class TrainingLoop:
         steps, backwards = self.of(*STEPS), self.of(Kind.BACKWARD)
         if not steps or not backwards:
             return None
+        found = self._accumulation(steps, backwards, None)
+        if found is not None:
+            return found
+        # One branch accumulates while another steps on every batch
+        # (`if accum_steps > 1: ... else: ...`): the accumulating path alone.
+        for step in steps:
+            path_steps = [s for s in steps if not s.exclusive_with(step)]
+            if len(path_steps) < len(steps):
+                found = self._accumulation(path_steps, [b for b in backwards if not b.exclusive_with(step)], step)
+                if found is not None:
+                    return found
+        return None
+
+    def on_path(self, *kinds: Kind) -> list[Event]:
+        """Events of `kinds` on the accumulating path (all of them when every path accumulates)."""
+        accumulation = self.accumulation
+        return [e for e in self.of(*kinds) if accumulation is None or accumulation.covers(e)]
+
+    def _accumulation(self, steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
+        if not backwards:
+            return None
         guard = _common_boundary(steps)
         if guard is not None and all(guard not in b.guards for b in backwards):
             if self._always_one(guard.boundary.factor):
                 return None
-            return Accumulation(guard.boundary.factor, guard=guard)
+            return Accumulation(guard.boundary.factor, guard=guard, path=path)
         inner = {b.loops[-1] for b in backwards if b.loops}
         if len(inner) == 1 and all(b.loops for b in backwards):
             loop = inner.pop()
             if all(loop not in s.loops for s in steps):
                 factor = _micro_batch_count(loop)
                 if factor is not None:
-                    return Accumulation(factor, inner_loop=loop)
+                    return Accumulation(factor, inner_loop=loop, path=path)
         return None
-
 
     def _always_one(self, factor: ast.expr) -> bool:
         """`accum_steps = 1`: a factor whose every assignment here is the literal 1."""
