@@ -161,6 +161,9 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
 
 
 def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):
+    if isinstance(expr, ast.Call):  # `train(..., LossScaler())`
+        built = class_of_instance(module, expr)
+        return [built] if built else []
     name = dotted(expr)
     if name is None:
         return []
@@ -241,4 +244,4 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
             found.extend(module.project.callers(module, function))
         return found
 
-    return module.memo(("callers", id(function)), compute)
+    return module.memo(("callers", id(function)), compute, while_computing=[])

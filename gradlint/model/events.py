@@ -469,7 +469,7 @@ def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]
                 found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
         return {p: roles.pop() for p, roles in found.items() if len(roles) == 1 and None not in roles}
 
-    return module.memo(("parameter roles", id(function)), compute)
+    return module.memo(("parameter roles", id(function)), compute, while_computing={})
 
 
 def value_outside(frame: _Frame, name: str) -> ast.expr | None:

@@ -173,16 +173,17 @@ def _counters(expr: ast.expr) -> frozenset[str]:
     """Names a counter expression is made of (`i` in `(i + 1)`, `self.step` in `self.step`)."""
     if isinstance(expr, ast.Constant):
         return frozenset()
-    names = set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            names.add(f"{node.value.id}.{node.attr}")
-        elif isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.Call):
+    names, pending = set(), [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call):
             return frozenset()
+        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name:
+            names.add(name)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
     return frozenset(names)
-
 
 def negated_source(test: ast.expr) -> str:
     """Source of the negation of `test`: `a == b` for `a != b` and the like, `not (...)`."""

@@ -243,10 +243,13 @@ def _candidates(model: "ModuleModel"):
     """Loops and functions that can reach a backward call: holding one, or a call of a helper
     that reaches one (at any depth). Others are not walked at all."""
     backward_lines = model.backward_lines
-    if not backward_lines:
+    if not backward_lines and model.project is None:
         return  # autograd Functions define backward() but never call it
     units = [n for n in model.statements if isinstance(n, LOOPS + FUNCTIONS)]
     helpers = model.backward_helper_names
+    if helpers is None:  # a callable object reaches backward: any call may be one
+        yield from sorted(units, key=lambda n: (n.lineno, n.col_offset))
+        return
     helper_calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, helpers))) if helpers else None
     lines = sorted({
         *backward_lines,
