@@ -102,6 +102,13 @@ class ModuleModel:
 
         return self.memo(("nested", id(function)), compute)
 
+    def returns(self, function: ast.AST) -> list[ast.expr]:
+        """The values `function`'s own `return` statements give (not those of nested functions)."""
+        return self.memo(("returns", id(function)), lambda: [
+            s.value for s in self.statements
+            if isinstance(s, ast.Return) and s.value is not None and self.parents.scope_of(s) is function
+        ])
+
     def class_attributes(self, cls: ast.ClassDef) -> dict[str, list[ast.expr]]:
         """`self.X = value` anywhere in the class or the base classes the model can read:
         attribute name -> the values assigned, nearest class first."""

@@ -132,7 +132,7 @@ def _closure(module: "ModuleModel", name: str, scope: ast.AST) -> Callee | None:
     while isinstance(node, FUNCTIONS):
         nested = module.nested_functions(node).get(name)
         if nested is not None:
-            return Callee(module, nested, parents.enclosing_class(_outermost_function(module, node)))
+            return Callee(module, nested, class_of_scope(module, node))
         node = parents.scope_of(node)
     return None
 
@@ -236,7 +236,7 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
             return []
         found = []
         for call, scope in module.calls_named(name):
-            context = CallContext(module, scope, module.parents.enclosing_class(_outermost_function(module, scope)))
+            context = CallContext(module, scope, class_of_scope(module, scope))
             callee = resolve_callee(module, call, context)
             if callee is not None and callee.function is function:
                 found.append((call, context))
@@ -245,3 +245,20 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
         return found
 
     return module.memo(("callers", id(function)), compute, while_computing=[])
+
+
+def returned_value(module: "ModuleModel", call: ast.Call, context: CallContext) -> ast.expr | None:
+    """What the function `call` runs returns, when it has exactly one `return value`."""
+    callee = resolve_callee(module, call, context)
+    if callee is None:
+        return None
+    function = callee.function
+    if isinstance(function, ast.Lambda):
+        return function.body
+    returns = callee.module.returns(function)
+    return returns[0] if len(returns) == 1 else None
+
+
+def class_of_scope(module: "ModuleModel", scope: ast.AST) -> ast.ClassDef | None:
+    """The class whose methods' `self` the code of `scope` sees (closures included)."""
+    return module.parents.enclosing_class(_outermost_function(module, scope))

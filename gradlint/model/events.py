@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, resolve_callee
+from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_scope, resolve_callee, returned_value
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
@@ -147,7 +147,7 @@ class EventWalker:
         unit_scope = unit if isinstance(unit, FUNCTION_TYPES) else model.parents.scope_of(unit)
         self.events: list[Event] = []
         self.state = _State()
-        self.frame = _Frame(model, unit_scope, _class_of(model, unit_scope))
+        self.frame = _Frame(model, unit_scope, class_of_scope(model, unit_scope))
 
     def walk(self, body: list[ast.stmt]) -> list[Event]:
         self._block(body)
@@ -210,7 +210,9 @@ class EventWalker:
         scope = frame.module.scope(frame.scope)
         line = stmt.lineno
 
-        def resolve(name: str) -> ast.expr | None:
+        def resolve(name: str | ast.Call) -> ast.expr | None:
+            if isinstance(name, ast.Call):
+                return returned_value(frame.module, name, frame.context)
             earlier = scope.before(name, line)
             if earlier:
                 last = earlier[-1]  # `flag = ...`, `flag: bool = ...`
@@ -507,14 +509,6 @@ def _constructed_role(module: "ModuleModel", expr: ast.expr) -> Role | None:
         qualname = module.imports.qualname(expr.func)
         return classify_constructor(qualname) if qualname else None
     return None
-
-
-def _class_of(module: "ModuleModel", scope: ast.AST) -> ast.ClassDef | None:
-    """The class whose methods' `self` the code of `scope` sees (closures included)."""
-    function = scope
-    while isinstance(module.parents.scope_of(function), FUNCTION_TYPES):
-        function = module.parents.scope_of(function)
-    return module.parents.enclosing_class(function)
 
 
 def _is_self(expr: ast.expr) -> bool:

@@ -8,7 +8,8 @@ from typing import Callable
 
 from gradlint.model.names import dotted
 
-Resolver = Callable[[str], "ast.expr | None"]
+# The value of a name (`"sync"`, `"self.sync_gradients"`) or what a call returns, if known.
+Resolver = Callable[["str | ast.Call"], "ast.expr | None"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,9 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             return _boundary(value, resolve, depth + 1) if value is not None else (True, None)
         case ast.Compare(left=left, ops=[op], comparators=[right]):
             return _compare_boundary(left, op, right)
+        case ast.Call() if (value := resolve(test)) is not None:
+            # `if self._should_step():` -- what the helper returns
+            return _boundary(value, resolve, depth + 1)
     return True, None
 
 
