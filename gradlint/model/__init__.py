@@ -129,9 +129,9 @@ class ModuleModel:
 
         return self.memo(("attributes", id(cls)), compute)
 
-    def calls_named(self, name: str) -> list[tuple[ast.Call, ast.AST]]:
-        """Calls `name(...)` and `x.name(...)` in the module, each with the function (or the
-        module) whose code holds it. Only statements on lines that spell the call are read."""
+    def calls_named(self, name: str) -> list[tuple[ast.Call, ast.stmt]]:
+        """Calls `name(...)` and `x.name(...)` in the module, each with the statement holding
+        it. Only statements on lines that spell the call are read."""
 
         def compute():
             pattern = re.compile(r"\b%s\s*\(" % re.escape(name))
@@ -144,7 +144,7 @@ class ModuleModel:
                         continue
                     for node in ast.walk(root):
                         if isinstance(node, ast.Call) and _call_name(node.func) == name:
-                            found.append((node, self.parents.scope_of(stmt)))
+                            found.append((node, stmt))
             return found
 
         return self.memo(("calls", name), compute)

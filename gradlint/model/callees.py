@@ -39,6 +39,7 @@ class CallContext:
     module: "ModuleModel"
     scope: ast.AST
     cls: ast.ClassDef | None = None
+    statement: ast.stmt | None = None  # the statement holding the call, where known
 
 
 class ProjectResolver(Protocol):
@@ -235,8 +236,9 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
         if name is None:
             return []
         found = []
-        for call, scope in module.calls_named(name):
-            context = CallContext(module, scope, class_of_scope(module, scope))
+        for call, stmt in module.calls_named(name):
+            scope = module.parents.scope_of(stmt)
+            context = CallContext(module, scope, class_of_scope(module, scope), stmt)
             callee = resolve_callee(module, call, context)
             if callee is not None and callee.function is function:
                 found.append((call, context))

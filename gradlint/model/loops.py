@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import callers
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, EventWalker, Kind
 from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted
@@ -85,6 +86,33 @@ class TrainingLoop:
     def plain(self) -> bool:
         """Gradients are managed by this code alone: one optimizer, no framework doing it."""
         return self.optimizer is not None and not self.of(Kind.FRAMEWORK)
+
+    def follows_previous_step(self, event: Event) -> bool:
+        """Loop-carried order: an event before the iteration's first step (zero_grad at the
+        top of the body) runs after the previous iteration's step."""
+        steps = self.of(*STEPS)
+        return isinstance(self.node, LOOPS) and bool(steps) and event.order < steps[0].order
+
+    @cached_property
+    def callers(self) -> list["TrainingLoop"]:
+        """A step function's callers, each seen as the loop (or function) around the call,
+        with this function's events inside: do they zero the grads, update the scaler, call
+        it once per micro-batch? Empty for loops."""
+        if not isinstance(self.node, FUNCTIONS):
+            return []
+        views = []
+        for _, context in callers(self.model, self.node):
+            module = context.module
+            around = next(
+                (n for n in module.parents.chain(context.statement)[1:] if isinstance(n, LOOPS)), context.scope
+            ) if context.statement is not None else context.scope
+            if isinstance(around, LOOPS + FUNCTIONS):
+                views.append(TrainingLoop(module, around, EventWalker(module, around).walk(around.body)))
+        return views
+
+    def provided_by_callers(self, *kinds: Kind) -> bool:
+        """Whether some caller runs an event of `kinds` outside this function."""
+        return any(e.kind in kinds and e.scope is not self.node for view in self.callers for e in view.events)
 
     @cached_property
     def controls_sync(self) -> bool:

@@ -5,7 +5,8 @@ import textwrap
 
 from gradlint.model import ModuleModel, Role
 from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, resolve_callee
-from gradlint.model.events import Kind
+from gradlint.model.events import EventWalker, Kind
+from gradlint.model.loops import TrainingLoop
 
 
 def model_of(source: str, project=None) -> ModuleModel:
@@ -15,7 +16,8 @@ def model_of(source: str, project=None) -> ModuleModel:
 
 def call_in(model: ModuleModel, function: str, callee: str) -> tuple[ast.Call, CallContext]:
     """The call of `callee` (as written) inside `function` (`Class.method` or a name)."""
-    for call, scope in model.calls_named(callee.rsplit(".", 1)[-1]):
+    for call, statement in model.calls_named(callee.rsplit(".", 1)[-1]):
+        scope = model.parents.scope_of(statement)
         owner = model.parents.enclosing_class(scope)
         name = f"{owner.name}.{scope.name}" if owner else getattr(scope, "name", "<module>")
         if name == function and ast.unparse(call.func) == callee:
@@ -254,3 +256,35 @@ def test_roles_come_from_code_not_comments():
     assert roles.named_role("ddp") is Role.DDP_MODEL
     assert roles.named_role("opt") is Role.OPTIMIZER and roles.named_role("net2") is None
     assert roles.named_role("helper") is None
+
+
+def test_a_step_function_alone_knows_what_its_callers_do():
+    model = model_of(
+        """
+        import torch
+
+        def train_step(model, batch, optimizer, scaler):
+            with torch.autocast("cuda"):
+                loss = model(batch)
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            return loss
+
+        def fit(model, loader, optimizer, scaler):
+            for batch in loader:
+                optimizer.zero_grad()
+                train_step(model, batch, optimizer, scaler)
+                scaler.update()
+        """
+    )
+    step_function = model.functions["train_step"]
+    alone = TrainingLoop(model, step_function, EventWalker(model, step_function).walk(step_function.body))
+    assert not alone.of(Kind.ZERO_GRAD, Kind.SCALER_UPDATE)
+    (view,) = alone.callers
+    assert isinstance(view.node, ast.For)
+    assert alone.provided_by_callers(Kind.ZERO_GRAD) and alone.provided_by_callers(Kind.SCALER_UPDATE)
+    assert not alone.provided_by_callers(Kind.CLIP)
+    # seen from the loop, zero_grad at the top follows the previous iteration's step
+    (loop,) = model.loops
+    assert loop.follows_previous_step(loop.of(Kind.ZERO_GRAD)[0])
+    assert not loop.follows_previous_step(loop.of(Kind.SCALER_UPDATE)[0])
