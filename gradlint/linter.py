@@ -11,7 +11,7 @@ from gradlint.model import ModuleModel
 from gradlint.rules import Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
 from gradlint.sources.python import PythonDocument
-from gradlint.suppression import suppressed
+from gradlint.suppression import SuppressionComments
 
 
 class InternalError(Exception):
@@ -45,11 +45,28 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
         return matched[pattern]
 
     active = [r for r in rules if may_fire(r)]
-    if not active:
+    readers = [r for r in active if not r.needs_model]  # GL001: judges the suppression comments
+    found = _model_findings(doc, [r for r in active if r.needs_model])
+    if not found and not readers:
+        return []
+    comments = SuppressionComments(doc.text)
+    found = [(rule, finding) for rule, finding in found if not comments.suppress(finding.code, finding.span.line)]
+    enabled = [r.code for r in rules if r.needs_model]
+    for reader in readers:
+        found.extend(
+            (reader, finding) for finding in reader.check_comments(comments, enabled)
+            if not comments.suppress(finding.code, finding.span.line)
+        )
+    found.sort(key=lambda pair: (pair[1].span, pair[1].code))
+    return found
+
+
+def _model_findings(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
+    if not rules:
         return []
     model = ModuleModel(parse(doc), doc.text)
     seen, found = set(), []
-    for rule in active:
+    for rule in rules:
         try:
             findings = list(rule.check(model))
         except RecursionError:
@@ -58,10 +75,9 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
             raise InternalError(f"internal error in {rule.code}: {type(error).__name__}: {error}") from error
         for finding in findings:
             key = (finding.code, finding.span)
-            if key not in seen and not suppressed(doc.source_line(finding.span.line), finding.code):
+            if key not in seen:
                 seen.add(key)
                 found.append((rule, finding))
-    found.sort(key=lambda pair: (pair[1].span, pair[1].code))
     return found
 
 

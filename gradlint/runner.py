@@ -8,9 +8,11 @@ from typing import Sequence
 
 from gradlint.config import Config
 from gradlint.diagnostics import FileResult
-from gradlint.files import Missing, read_bytes, write_atomic
-from gradlint.linter import InternalError, check_document
-from gradlint.sources import SourceError, load_document
+from gradlint.discovery import Missing
+from gradlint.files import read_bytes, write_atomic
+from gradlint.linter import InternalError, check_document, find, parse, to_diagnostic
+from gradlint.sources import Document, SourceError, load_document
+from gradlint.suppression import with_noqa
 
 POOL_THRESHOLD = 64  # below this many files, starting workers costs more than it saves
 
@@ -22,6 +24,7 @@ class Task:
     fix: bool = False
     write: bool = True  # False: compute the diff only (`fix --diff`, stdin)
     data: bytes | None = None  # stdin contents
+    add_noqa: bool = False  # `check --add-noqa`: suppress every finding in the file instead
 
 
 def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileResult]:
@@ -45,6 +48,9 @@ def process(task: Task) -> FileResult:
         data = task.data if task.data is not None else read_bytes(task.path)
         document = load_document(task.path, data)
         rules = task.config.rules_for(task.path)
+        if task.add_noqa:
+            _add_noqa(task, document, rules, result)
+            return result
         if not task.fix:
             result.diagnostics = check_document(document, rules)
             return result
@@ -64,3 +70,20 @@ def process(task: Task) -> FileResult:
     except Exception as error:  # never a traceback wall: one line, and the run goes on
         result.error = f"internal error: {type(error).__name__}: {error}"
     return result
+
+
+def _add_noqa(task: Task, document: Document, rules, result: FileResult) -> None:
+    """Write `# noqa: GLxxx` for every finding (never for GL001, which judges such comments)."""
+    pairs = [(rule, finding) for rule, finding in find(document, rules) if rule.needs_model]
+    if not pairs:
+        return
+    text, _ = with_noqa(document.text, [(finding.span.line, finding.code) for _, finding in pairs])
+    output = document.render(text)  # a notebook refuses edits of masked magics: one-line error
+    try:
+        parse(load_document(task.path, output))
+    except SourceError:  # cannot happen to comments put where they can go; never write it anyway
+        raise SourceError("adding `# noqa` comments would break the code; nothing written") from None
+    if task.write:
+        write_atomic(task.path, output)
+    result.output = output
+    result.fixed = [to_diagnostic(document, rule, finding) for rule, finding in pairs]

@@ -1,0 +1,61 @@
+"""Which files a run checks, chosen as ruff chooses them: folders are walked skipping hidden
+folders, `exclude` / `extend-exclude` and whatever git ignores; files named on the command line
+are checked even when excluded, unless --force-exclude (pre-commit names every staged file)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+from gradlint.config import Config
+from gradlint.gitignore import GitIgnores
+from gradlint.sources import is_supported
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A path the user named that is not there."""
+
+    path: str
+    reason: str
+
+
+def discover(
+    paths: Iterable[str], config_for: Callable[[str], Config], force_exclude: bool = False
+) -> Iterator[str | Missing]:
+    """Files to check, in a stable order, each once."""
+    seen: set[str] = set()
+    for path in paths:
+        if not os.path.exists(path):
+            yield Missing(path, "no such file or directory")
+            continue
+        is_dir = os.path.isdir(path)
+        if force_exclude and config_for(path).excluded(path, is_dir):
+            continue
+        for file in _walk(path, config_for) if is_dir else [path]:
+            real = os.path.realpath(file)
+            if real not in seen:
+                seen.add(real)
+                yield file
+
+
+def _walk(root: str, config_for: Callable[[str], Config]) -> Iterator[str]:
+    ignores = {os.path.abspath(root): GitIgnores.above(root)}
+    for directory, subdirs, files in os.walk(root):
+        config = config_for(directory)
+        inherited = ignores.pop(os.path.abspath(directory))
+        git = inherited.entering(directory, ".gitignore" in files) if config.respect_gitignore else GitIgnores()
+
+        def skipped(path: str, is_dir: bool) -> bool:
+            return config.excluded(path, is_dir) or git.ignored(path, is_dir)
+
+        subdirs[:] = sorted(
+            d for d in subdirs if not d.startswith(".") and not skipped(os.path.join(directory, d), True)
+        )
+        for d in subdirs:
+            ignores[os.path.abspath(os.path.join(directory, d))] = git
+        for name in sorted(files):
+            path = os.path.join(directory, name)
+            if is_supported(name) and not skipped(path, False):
+                yield os.path.normpath(path) if root != "." else os.path.relpath(path)
