@@ -48,8 +48,13 @@ class Directive:
     def span(self) -> Span:
         return Span(self.line, self.start, self.line, self.end)
 
+    @property
+    def bare(self) -> bool:
+        """No code list at all (`ignore[]` lists nothing, so it silences nothing)."""
+        return self.codes_span is None
+
     def covers(self, code: str) -> bool:
-        return not self.codes or any(selects(c, code) for c in self.codes)
+        return self.bare or any(selects(c, code) for c in self.codes)
 
     def claims(self, code_as_written: str) -> bool:
         """Whether a listed code is gradlint's to judge (`# noqa: E501` is another tool's)."""
@@ -113,7 +118,7 @@ class SuppressionComments:
         """Directives (with their stale codes; [] when bare) that suppressed nothing although the
         rules they name ran. Codes of rules that did not run and other tools' codes are left be."""
         for directive in self.directives:
-            if not directive.codes:
+            if directive.bare:
                 if directive.ours and (directive, None) not in self.used and enabled:
                     yield directive, []
                 continue
