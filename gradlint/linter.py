@@ -55,7 +55,7 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
     for reader in readers:
         found.extend(
             (reader, finding) for finding in reader.check_comments(comments, enabled)
-            if not comments.suppress(finding.code, finding.span.line)
+            if not comments.suppress(finding.code, finding.span.line, explicit=True)
         )
     found.sort(key=lambda pair: (pair[1].span, pair[1].code))
     return found

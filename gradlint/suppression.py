@@ -101,14 +101,16 @@ class SuppressionComments:
         index = bisect.bisect_left(ends, line)
         return ends[index] if index < len(ends) else line
 
-    def suppress(self, code: str, line: int) -> bool:
-        """Whether a finding of `code` at `line` is suppressed; remembers which directives were used."""
+    def suppress(self, code: str, line: int, explicit: bool = False) -> bool:
+        """Whether a finding of `code` at `line` is suppressed; remembers which directives were
+        used. `explicit`: only directives that list the code count (a bare `# gradlint: ignore`
+        must not hide GL001's report that it is itself unused)."""
         if not any(word in self.text for word in WORDS):
             return False
         target = self.noqa_line(line)
         hit = False
         for directive in self.directives:
-            if (directive.file_level or directive.line == target) and directive.covers(code):
+            if (directive.file_level or directive.line == target) and directive.covers(code) and not (explicit and directive.bare):
                 hit = True
                 self.used.add((directive, None))
                 self.used.update((directive, c) for c in directive.codes if selects(c, code))
