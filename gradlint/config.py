@@ -1,5 +1,6 @@
 """`[tool.gradlint]` in the nearest pyproject.toml: select / extend-select / ignore,
-per-file-ignores / extend-per-file-ignores, exclude / extend-exclude, respect-gitignore."""
+per-file-ignores / extend-per-file-ignores, exclude / extend-exclude, respect-gitignore,
+fixable / unfixable."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
+from gradlint.fixplan import FixPolicy
 from gradlint.patterns import PathPatterns
 from gradlint.rules import Rule, select_rules, unknown_selectors
 
@@ -42,6 +44,9 @@ class Config:
     respect_gitignore: bool = True
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the pyproject.toml it came from
+    fixable: tuple[str, ...] | None = None  # rules whose fixes are offered (None: all)
+    unfixable: tuple[str, ...] = ()
+    error: str | None = None  # a broken [tool.gradlint]: an error for the files under it only
 
     def with_overrides(
         self, select: Sequence[str] | None, ignore: Sequence[str], extend_select: Sequence[str] = ()
@@ -66,6 +71,11 @@ class Config:
             if patterns.matches(relative):
                 ignored.extend(codes)
         return select_rules(self.select, ignored, self.extend_select)
+
+    def fix_policy(self, unsafe: bool = False) -> FixPolicy:
+        if self.fixable is None and not self.unfixable:
+            return FixPolicy(unsafe=unsafe)
+        return FixPolicy(unsafe, frozenset(r.code for r in select_rules(self.fixable if self.fixable is not None else ("ALL",), self.unfixable)))
 
     def excluded(self, path: str, is_dir: bool = False) -> bool:
         """Whether `exclude` / `extend-exclude` match `path` or a folder above it (up to the root)."""
@@ -124,6 +134,8 @@ def load_config(start: Path) -> Config:
         exclude=_strings(pyproject, "exclude", table["exclude"]) if "exclude" in table else DEFAULT_EXCLUDES,
         extend_exclude=_strings(pyproject, "extend-exclude", table.get("extend-exclude", [])),
         respect_gitignore=respect_gitignore,
+        fixable=_codes(pyproject, "fixable", table["fixable"]) if "fixable" in table else None,
+        unfixable=_codes(pyproject, "unfixable", table.get("unfixable", [])),
         root=pyproject.parent,
         source=pyproject,
     )
@@ -131,7 +143,7 @@ def load_config(start: Path) -> Config:
 
 OPTIONS = frozenset({
     "select", "extend-select", "ignore", "per-file-ignores", "extend-per-file-ignores", "exclude", "extend-exclude",
-    "respect-gitignore",
+    "respect-gitignore", "fixable", "unfixable",
 })
 
 
@@ -157,9 +169,17 @@ class ConfigResolver:
         if directory not in self._by_directory:
             source = find_pyproject(directory)
             if source not in self._by_source:
-                self._by_source[source] = load_config(directory).with_overrides(self.select, self.ignore, self.extend_select)
+                self._by_source[source] = self._load(directory, source)
             self._by_directory[directory] = self._by_source[source]
         return self._by_directory[directory]
+
+    def _load(self, directory: Path, source: Path | None) -> Config:
+        """A broken [tool.gradlint] is an error for the files under it, not for the run."""
+        try:
+            return load_config(directory).with_overrides(self.select, self.ignore, self.extend_select)
+        except ConfigError as error:
+            root = source.parent if source is not None else directory
+            return Config(root=root, source=source, error=str(error))
 
 
 def _strings(pyproject: Path, option: str, value) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 from gradlint.config import Config
+from gradlint.files import missing_reason
 from gradlint.gitignore import GitIgnores
 from gradlint.sources import is_supported
 
@@ -28,7 +29,7 @@ def discover(
     seen: set[str] = set()
     for path in paths:
         if not os.path.exists(path):
-            yield Missing(path, "no such file or directory")
+            yield Missing(path, missing_reason(path))
             continue
         is_dir = os.path.isdir(path)
         if force_exclude and config_for(path).excluded(path, is_dir):
