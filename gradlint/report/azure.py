@@ -26,7 +26,7 @@ def annotation(d) -> str:
         line, column = d.span.line, d.span.column + 1
         message = f"{d.name}: {d.message}"
     else:  # a notebook: the line of the .ipynb file that holds the cell's line
-        (line, _), column = file_line(d), None
+        line, column = file_line(d), None
         message = f"cell {d.cell}, line {d.span.line}, column {d.span.column + 1}: {d.name}: {d.message}"
     return issue(TYPES.get(d.severity, "error"), message, sourcepath=d.path, linenumber=line, columnnumber=column, code=d.code)
 

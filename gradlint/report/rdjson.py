@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from gradlint.report import all_diagnostics
-from gradlint.report.sarif import INFORMATION_URI, file_line, fix_edits
+from gradlint.report.sarif import INFORMATION_URI, file_line
 
 SEVERITIES = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 
@@ -20,8 +20,7 @@ def _byte_column(text: str, column: int) -> int:
 def _range(d) -> dict:
     span = d.span
     if d.cell is not None:  # a notebook: the line of the .ipynb file that holds the cell's line
-        line, _ = file_line(d)
-        return {"start": {"line": line}}
+        return {"start": {"line": file_line(d)}}
     end = _byte_column(d.source_line, span.end_column) if span.end_line == span.line else span.end_column + 1
     return {
         "start": {"line": span.line, "column": _byte_column(d.source_line, span.column)},
@@ -43,7 +42,7 @@ def _suggestions(edits) -> list[dict]:
     ]
 
 
-def diagnostic(d, edits) -> dict:
+def diagnostic(d) -> dict:
     where = f"cell {d.cell}, line {d.span.line}, column {d.span.column + 1}: " if d.cell is not None else ""
     entry = {
         "message": f"{where}{d.message}",
@@ -51,17 +50,15 @@ def diagnostic(d, edits) -> dict:
         "severity": SEVERITIES.get(d.severity, "ERROR"),
         "code": {"value": d.code, "url": d.url},
     }
-    if edits and d.cell is None:
-        entry["suggestions"] = _suggestions(edits)
+    if d.edits and d.cell is None:
+        entry["suggestions"] = _suggestions(d.edits)
     return entry
 
 
 def render(results, color: bool = False) -> str:
-    diagnostics = all_diagnostics(results)
-    edits = fix_edits(diagnostics)
     report = {
         "source": {"name": "gradlint", "url": INFORMATION_URI},
         "severity": "ERROR",
-        "diagnostics": [diagnostic(d, edits.get(d)) for d in diagnostics],
+        "diagnostics": [diagnostic(d) for d in all_diagnostics(results)],
     }
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"

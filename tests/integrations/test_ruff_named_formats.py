@@ -91,7 +91,7 @@ def test_azure_escapes_values_and_messages():
 @pytest.mark.parametrize("command", ["check", "fix"])
 def test_dash_reads_stdin(project, command):
     result = CliRunner().invoke(main, [command, "--output-format", "concise", "-"] if command == "check"
-                                else [command, "-"], input=ACCUMULATION, catch_exceptions=False)
+                                else [command, "--unsafe-fixes", "-"], input=ACCUMULATION, catch_exceptions=False)
     if command == "check":
         assert result.exit_code == 1
         assert result.stdout.startswith("-:") and "GL201" in result.stdout
