@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gradlint.fixplan import FixPolicy
-from gradlint.patterns import PathPatterns
+from gradlint.patterns import PathPatterns, within
 from gradlint.rules import Rule, select_rules, unknown_selectors
 
 if sys.version_info >= (3, 11):
@@ -90,10 +90,15 @@ class Config:
         return [(PathPatterns([pattern]), codes) for pattern, codes in self.per_file_ignores.items()]
 
     def relative(self, path: str) -> str:
-        """`path` relative to the config's folder, by name only (no file system calls: this
-        runs for every file and folder of a walk)."""
-        relative = os.path.relpath(os.path.abspath(path), os.path.abspath(self.root))
-        return Path(path).as_posix() if relative.startswith("..") else Path(relative).as_posix()
+        """`path` relative to the config's folder (as given when outside it), by name only: this
+        runs for every file and folder of a walk, so no file system calls and no relpath."""
+        absolute = path if os.path.isabs(path) else os.path.abspath(path)
+        inside = within(self._root, absolute)
+        return inside if inside is not None else Path(path).as_posix()
+
+    @cached_property
+    def _root(self) -> str:
+        return os.path.abspath(self.root)
 
 
 def find_pyproject(start: Path) -> Path | None:

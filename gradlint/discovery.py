@@ -45,18 +45,18 @@ def _walk(root: str, config_for: Callable[[str], Config]) -> Iterator[str]:
     ignores = {os.path.abspath(root): GitIgnores.above(root)}
     for directory, subdirs, files in os.walk(root):
         config = config_for(directory)
-        inherited = ignores.pop(os.path.abspath(directory))
-        git = inherited.entering(directory, ".gitignore" in files) if config.respect_gitignore else GitIgnores()
+        here = os.path.abspath(directory)
+        inherited = ignores.pop(here)
+        git = inherited.entering(here, ".gitignore" in files) if config.respect_gitignore else GitIgnores()
 
-        def skipped(path: str, is_dir: bool) -> bool:
-            return config.excluded(path, is_dir) or git.ignored(path, is_dir)
+        def skipped(name: str, is_dir: bool) -> bool:
+            absolute = os.path.join(here, name)  # absolute paths: matching needs no relpath
+            return config.excluded(absolute, is_dir) or git.ignored(absolute, is_dir)
 
-        subdirs[:] = sorted(
-            d for d in subdirs if not d.startswith(".") and not skipped(os.path.join(directory, d), True)
-        )
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and not skipped(d, True))
         for d in subdirs:
-            ignores[os.path.abspath(os.path.join(directory, d))] = git
+            ignores[os.path.join(here, d)] = git
         for name in sorted(files):
-            path = os.path.join(directory, name)
-            if is_supported(name) and not skipped(path, False):
+            if is_supported(name) and not skipped(name, False):
+                path = os.path.join(directory, name)
                 yield os.path.normpath(path) if root != "." else os.path.relpath(path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from gradlint.patterns import PathPatterns
+from gradlint.patterns import PathPatterns, within
 
 
 @dataclass(frozen=True)
@@ -48,12 +48,12 @@ class GitIgnores:
         """Whether git ignores `path` (deeper files decide first, then info/exclude, then global)."""
         if not self.files:
             return False
-        path = os.path.abspath(path)
+        path = path if os.path.isabs(path) else os.path.abspath(path)
         for ignore_file in reversed(self.files):
-            relative = os.path.relpath(path, ignore_file.base)
-            if relative.startswith(".."):
+            relative = within(ignore_file.base, path)
+            if relative is None:
                 continue
-            verdict = ignore_file.patterns.check(relative.replace(os.sep, "/"), is_dir)
+            verdict = ignore_file.patterns.check(relative, is_dir)
             if verdict is not None:
                 return verdict
         return False

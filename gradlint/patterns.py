@@ -4,6 +4,7 @@ is anchored where it was written, a trailing `/` matches folders only, `!` re-in
 
 from __future__ import annotations
 
+import os
 from typing import Iterable
 
 
@@ -27,3 +28,14 @@ class PathPatterns:
 
     def matches(self, relative: str, is_dir: bool = False) -> bool:
         return bool(self.check(relative, is_dir))
+
+
+def within(folder: str, path: str) -> str | None:
+    """`path` relative to `folder` with `/` separators (both absolute and normalized), else None."""
+    if path == folder:
+        return "."
+    prefix = folder if folder.endswith(os.sep) else folder + os.sep
+    if not path.startswith(prefix):
+        return None
+    relative = path[len(prefix) :]
+    return relative if os.sep == "/" else relative.replace(os.sep, "/")
