@@ -49,14 +49,17 @@ def _walk(root: str, config_for: Callable[[str], Config]) -> Iterator[str]:
         inherited = ignores.pop(here)
         git = inherited.entering(here, ".gitignore" in files) if config.respect_gitignore else GitIgnores()
 
-        def skipped(name: str, is_dir: bool) -> bool:
-            absolute = os.path.join(here, name)  # absolute paths: matching needs no relpath
-            return config.excluded(absolute, is_dir) or git.ignored(absolute, is_dir)
-
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and not skipped(d, True))
+        subdirs[:] = sorted(
+            d for d in subdirs if not d.startswith(".") and not _skipped(os.path.join(here, d), True, config, git)
+        )
         for d in subdirs:
             ignores[os.path.join(here, d)] = git
         for name in sorted(files):
-            if is_supported(name) and not skipped(name, False):
+            if is_supported(name) and not _skipped(os.path.join(here, name), False, config, git):
                 path = os.path.join(directory, name)
                 yield os.path.normpath(path) if root != "." else os.path.relpath(path)
+
+
+def _skipped(absolute: str, is_dir: bool, config: Config, git: GitIgnores) -> bool:
+    """Absolute paths: matching them needs no relpath."""
+    return config.excluded(absolute, is_dir) or git.ignored(absolute, is_dir)

@@ -40,7 +40,7 @@ class Directive:
     codes: tuple[str, ...]
     codes_span: tuple[int, int] | None
     file_level: bool
-    ours: bool  # gradlint's own form; bare `# noqa` belongs to every tool
+    ours: bool  # gradlint's own form (a bare noqa comment belongs to every tool)
     comment_start: int  # column of the comment token's `#`
     own_line: bool  # nothing but the comment on its line
 
