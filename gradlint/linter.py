@@ -8,7 +8,7 @@ from typing import Sequence
 
 from gradlint.diagnostics import Diagnostic, Span
 from gradlint.model import ModuleModel
-from gradlint.rules import Finding, Rule, select_rules
+from gradlint.rules import ALL_RULES, Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
 from gradlint.sources.python import PythonDocument
 from gradlint.suppression import SuppressionComments
@@ -46,15 +46,21 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
 
     active = [r for r in rules if may_fire(r)]
     readers = [r for r in active if not r.needs_model]  # GL001: judges the suppression comments
-    found = _model_findings(doc, [r for r in active if r.needs_model])
+    comments = SuppressionComments(doc.text)
+    # GL001 judges a directive by running the rules it names, selected or not: a suppression is
+    # stale when its rule reports nothing there, whatever this run happens to select
+    judges = [r for r in ALL_RULES if readers and r not in rules and r.needs_model and comments.names(r.code)]
+    found = _model_findings(doc, [r for r in active if r.needs_model] + [r for r in judges if may_fire(r)])
     if not found and not readers:
         return []
-    comments = SuppressionComments(doc.text)
-    found = [(rule, finding) for rule, finding in found if not comments.suppress(finding.code, finding.span.line)]
-    enabled = [r.code for r in rules if r.needs_model]
+    found = [
+        (rule, finding) for rule, finding in found
+        if not comments.suppress(finding.code, finding.span.line) and rule not in judges
+    ]
+    judged = [r.code for r in ALL_RULES if r.needs_model]
     for reader in readers:
         found.extend(
-            (reader, finding) for finding in reader.check_comments(comments, enabled)
+            (reader, finding) for finding in reader.check_comments(comments, judged)
             if not comments.suppress(finding.code, finding.span.line, explicit=True)
         )
     found.sort(key=lambda pair: (pair[1].span, pair[1].code))

@@ -116,9 +116,15 @@ class SuppressionComments:
                 self.used.update((directive, c) for c in directive.codes if selects(c, code))
         return hit
 
+    def names(self, code: str) -> bool:
+        """Whether a directive names `code` (a bare gradlint directive names every code)."""
+        if not any(word in self.text for word in WORDS):
+            return False
+        return any(d.covers(code) and (d.ours or not d.bare) for d in self.directives)
+
     def unused(self, enabled: Sequence[str]) -> Iterable[tuple[Directive, list[str]]]:
         """Directives (with their stale codes; [] when bare) that suppressed nothing although the
-        rules they name ran. Codes of rules that did not run and other tools' codes are left be."""
+        `enabled` rules they name ran. Unknown codes and other tools' codes are left be."""
         for directive in self.directives:
             if directive.bare:
                 if directive.ours and (directive, None) not in self.used and enabled:

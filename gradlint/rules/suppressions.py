@@ -20,10 +20,13 @@ class UnusedSuppression(Rule):
     severity = "warning"
     default_enabled = False
     needs_model = False
+    fix_applicability = "safe"
+    no_prediction = "the fix edits a comment: no gradient changes"
 
     def check_comments(self, comments: "SuppressionComments", enabled: Sequence[str]) -> Iterator[Finding]:
         """Findings for the directives that suppressed none of the `enabled` rules' findings;
-        call it after every other rule's findings went through `comments.suppress`."""
+        call it after the findings of every rule the directives name went through
+        `comments.suppress`."""
         for directive, stale in comments.unused(enabled):
             written = comments.text_of(directive)
             if stale:

@@ -100,7 +100,7 @@ def test_unused_suppression_after_the_bug_is_fixed(codebase, gradlint):
     [
         ("  # noqa: GL201", ""),
         ("  # gradlint: ignore", ""),
-        ("  # gradlint: ignore[accumulation-without-loss-scaling, GL101]", "  # gradlint: ignore[GL101]"),
+        ("  # gradlint: ignore[accumulation-without-loss-scaling]", ""),
         ("  # type: ignore  # noqa: GL201", "  # type: ignore"),
         ("  # noqa: GL201 averaged by the criterion", "  # averaged by the criterion"),
     ],
@@ -108,7 +108,7 @@ def test_unused_suppression_after_the_bug_is_fixed(codebase, gradlint):
 def test_gl001_fix_removes_only_what_is_stale(workdir, gradlint, comment, after):
     divided = ACCUM_NOT_DIVIDED.replace("loss.backward()", "(loss / accum).backward()")
     write(workdir, "train.py", divided.replace("(loss / accum).backward()\n", f"(loss / accum).backward(){comment}\n"))
-    fixed = gradlint("fix", "--select", "GL001,GL2", "train.py")  # GL101 does not run: its code is kept
+    fixed = gradlint("fix", "--extend-select", "GL001", "train.py")
     assert fixed.exit_code == 0, fixed
     assert (workdir / "train.py").read_text() == divided.replace("(loss / accum).backward()\n", f"(loss / accum).backward(){after}\n")
 
@@ -118,8 +118,10 @@ def test_gl001_fix_removes_only_what_is_stale(workdir, gradlint, comment, after)
     [
         ("  # noqa: E501", ()),  # another tool's code
         ("  # noqa", ()),  # a bare noqa belongs to every linter
-        ("  # noqa: GL101", ("--select", "GL001,GL2")),  # GL101 did not run: cannot tell
         ("  # noqa: GL201", ()),  # it does suppress something
+        ("  # noqa: GL201", ("--select", "GL001")),  # ... also when GL201 is not selected
+        ("  # noqa: GL201", ("--ignore", "GL201")),
+        ("  # noqa: GL999", ()),  # a code this gradlint does not know
     ],
 )
 def test_gl001_stays_silent_when_it_cannot_tell(workdir, gradlint, comment, args):
