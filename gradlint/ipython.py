@@ -35,6 +35,8 @@ from gradlint.sources import SourceError
 from gradlint.sources.notebook import NotebookDocument
 
 SESSION_NAME = "ipython-session.ipynb"  # the path the session's virtual notebook is given
+# Earlier lines a check reads at most, so a long session does not slow every cell down
+CONTEXT_LINES = 1000
 
 
 def load_ipython_extension(ipython) -> None:
@@ -61,6 +63,23 @@ def unload_ipython_extension(ipython) -> None:
     ipython._gradlint_checker = None
 
 
+def context(history: list[str], budget: int = CONTEXT_LINES) -> list[str]:
+    """The earlier cells a check reads: all of them while they fit in `budget` lines; else the
+    first cells (imports, model, optimizer) up to a quarter of it and the latest for the rest."""
+    sizes = [source.count("\n") + 1 for source in history]
+    if sum(sizes) <= budget:
+        return history
+    head, used = 0, 0
+    while head < len(history) and used + sizes[head] <= budget // 4:
+        used += sizes[head]
+        head += 1
+    tail = len(history)
+    while tail > head and used + sizes[tail - 1] <= budget:
+        used += sizes[tail - 1]
+        tail -= 1
+    return history[:head] + history[tail:]
+
+
 def session_document(sources: list[str]) -> NotebookDocument:
     """The session's cells as one notebook (the last source is the cell about to run)."""
     cells = [{"cell_type": "code", "metadata": {}, "source": source} for source in sources]
@@ -73,6 +92,7 @@ class Checked:
     join the session's module, so one bad cell cannot blind the checks that follow)."""
 
     source: str
+    context: list[str]  # the earlier cells it was read after
     diagnostics: list[Diagnostic] = field(default_factory=list)
     parses: bool = True
 
@@ -128,8 +148,8 @@ class CellChecker:
 
     def check(self, source: str) -> Checked:
         """The findings of the cell `source`, run after the session's cells so far."""
-        checked = Checked(source)
-        sources = [*self.history, source]
+        checked = Checked(source, context(self.history))
+        sources = [*checked.context, source]
         try:
             doc = session_document(sources)
             checked.diagnostics = [
@@ -158,7 +178,7 @@ class CellChecker:
         self.pending = checked
         fresh = [d for d in checked.diagnostics if self._first_time(d)]
         if checked.diagnostics:
-            self.flagged = (list(self.history), checked.source)
+            self.flagged = (checked.context, checked.source)
         if self.strict and checked.diagnostics:
             codes = ", ".join(dict.fromkeys(d.code for d in checked.diagnostics))
             self.reject = f"gradlint (strict): cell not run: {codes} (`%gradlint fix` shows the fixed cell)"

@@ -39,6 +39,7 @@ the module belong to the first analysed cell.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from collections import Counter
@@ -161,7 +162,7 @@ class NotebookDocument(Document):
         self.text = "".join(text_parts)
 
     def _mask(self, cell: _Cell) -> None:
-        cell.dedent, masked = mask_cell(cell.lines)
+        cell.dedent, masked = _masked(tuple(cell.lines))
         for number, line in enumerate(masked):
             cell.virtual.append(line.text)
             self._lines.append(_Line(cell, number, line.kind, line.dedent, line.indent, line.shift))
@@ -383,6 +384,14 @@ def _skip_reason(cell: dict, lines: list[str]) -> str | None:
     if magic:
         return f"%%{magic} cell"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _masked(lines: tuple[str, ...]) -> tuple[str, tuple]:
+    """`mask_cell`, remembered: an editor or an IPython session reads the same cells again and
+    again as one of them changes."""
+    dedent, masked = mask_cell(list(lines))
+    return dedent, tuple(masked)
 
 
 def _check_moves(removed: dict[int, Counter], added: dict[int, Counter], numbers: dict[int, int]) -> None:
