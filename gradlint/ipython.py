@@ -68,7 +68,7 @@ def context(history: list[str], budget: int = CONTEXT_LINES) -> list[str]:
     first cells (imports, model, optimizer) up to a quarter of it and the latest for the rest."""
     sizes = [source.count("\n") + 1 for source in history]
     if sum(sizes) <= budget:
-        return history
+        return list(history)
     head, used = 0, 0
     while head < len(history) and used + sizes[head] <= budget // 4:
         used += sizes[head]
