@@ -199,3 +199,27 @@ def test_config_from_the_working_folder(shell, capsys, tmp_path):
     assert printed == ""
     _, printed = run(shell, ACCUMULATE, capsys)
     assert "GL201" in printed
+
+
+def test_a_long_session_keeps_its_first_and_latest_cells_in_view():
+    """Past the context window the setup cells and the latest ones are read, the middle not."""
+    from gradlint.ipython import CONTEXT_LINES, context
+
+    fillers = ["".join(f"def helper_{k}_{n}(x):\n    return x * {n}\n\n" for n in range(40)) for k in range(20)]
+    cells = [SETUP, *fillers, ACCUMULATE]
+    assert sum(c.count("\n") + 1 for c in cells) > CONTEXT_LINES
+    kept = context(cells)
+    assert kept[0] == SETUP and kept[-1] == ACCUMULATE and kept[-2] == fillers[-1]
+    assert fillers[len(fillers) // 2] not in kept
+    assert sum(c.count("\n") + 1 for c in kept) <= CONTEXT_LINES
+    assert context(cells[:3]) == cells[:3]
+
+
+def test_skip_cell_and_suppressions(shell, capsys):
+    run(shell, "%load_ext gradlint", capsys)
+    run(shell, SETUP, capsys)
+    _, printed = run(shell, "# gradlint: skip-cell\n" + CLIP_AFTER_STEP, capsys)
+    assert printed == ""
+    suppressed = CLIP_AFTER_STEP.replace("1.0)\n", "1.0)  # noqa: GL101\n")
+    _, printed = run(shell, suppressed, capsys)
+    assert printed == ""
