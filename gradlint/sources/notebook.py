@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from gradlint.diagnostics import Edit, Span
 from gradlint.sources.document import Document, SourceError, split_lines
 from gradlint.sources.ipython import PYTHON, foreign_cell_magic, mask_cell
-from gradlint.sources.json_spans import Style, source_spans
+from gradlint.sources.json_spans import Style, item_starts, source_spans
 
 __all__ = ["NotebookDocument"]
 
@@ -190,6 +190,16 @@ class NotebookDocument(Document):
         cell, line, column = self._position(span.line, span.column)
         _, end_line, end_column = self._position(span.end_line, span.end_column, cell)
         return cell.number, Span(line, column, end_line, end_column)
+
+    def file_line(self, cell: int | None, line: int) -> int | None:
+        """The line of the .ipynb text holding the cell's line: exact when the source is stored
+        one JSON string per line (as Jupyter writes it), else where the source starts."""
+        spans = self._source_spans()
+        if cell is None or not 0 < cell <= len(spans) or spans[cell - 1] is None:
+            return None
+        starts = item_starts(self.raw, spans[cell - 1][0])
+        offset = starts[min(max(line, 1), len(starts)) - 1]
+        return self.raw.count("\n", 0, offset) + 1
 
     def source_line(self, line: int) -> str:
         if 1 <= line <= len(self._lines):
