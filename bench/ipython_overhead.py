@@ -24,6 +24,7 @@ import time
 from types import SimpleNamespace
 
 from IPython.core.interactiveshell import InteractiveShell
+from traitlets.config import Config
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lsp_latency import make_module  # noqa: E402
@@ -72,7 +73,9 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["IPYTHONDIR"] = tempfile.mkdtemp(prefix="gradlint-ipython-bench-")
     os.chdir(tempfile.mkdtemp(prefix="gradlint-ipython-session-"))
-    shell = InteractiveShell.instance()
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"
+    shell = InteractiveShell.instance(config=config)
     shell.run_cell("%load_ext gradlint")
 
     cells = session_cells(args.cells)

@@ -27,10 +27,9 @@ from pathlib import Path
 
 from IPython.core.error import InputRejected
 
-from gradlint.config import ConfigError, load_config
+from gradlint.config import Config, ConfigError, load_config
 from gradlint.diagnostics import Diagnostic
 from gradlint.linter import InternalError, find, parse, to_diagnostic
-from gradlint.rules import Rule, select_rules
 from gradlint.sources import SourceError
 from gradlint.sources.notebook import NotebookDocument
 
@@ -128,17 +127,15 @@ class CellChecker:
         self.flagged: tuple[list[str], str] | None = None  # (history before, source) of the last flagged cell
         self.reject: str | None = None  # strict mode: why the cell about to run is refused
         self.gate = Gate(self)
-        self.rules = self._rules()
+        self.config = self._config()
+        self.rules = self.config.rules_for(os.path.join(os.getcwd(), SESSION_NAME))
 
-    # -- configuration ---------------------------------------------------------------------
-
-    def _rules(self) -> list[Rule]:
+    def _config(self) -> Config:
         try:
-            config = load_config(Path.cwd())
+            return load_config(Path.cwd())
         except ConfigError as error:
-            self._say(f"{error}; using every rule")
-            return select_rules()
-        return config.rules_for(os.path.join(os.getcwd(), SESSION_NAME))
+            self._say(f"{error}; using the defaults")
+            return Config()
 
     # -- checking --------------------------------------------------------------------------
 
@@ -229,16 +226,16 @@ class CellChecker:
         if self.flagged is None:
             return "gradlint: no cell has had a finding yet"
         from gradlint.fixer import fix_document
-        from gradlint.safe_fixes import fixing_rules
 
         history, source = self.flagged
         doc = session_document([*history, source])
-        outcome = fix_document(doc, fixing_rules(self.rules, unsafe))
+        policy = self.config.fix_policy(unsafe)
+        outcome = fix_document(doc, self.rules, policy)
         number = len(history) + 1
         new_source = doc.new_sources(outcome.text).get(number) if outcome.changed else None
         left = [
             d for d in (to_diagnostic(doc, rule, finding) for rule, finding in find(doc, self.rules))
-            if d.cell == number and d.fixable and d.applicability == "unsafe" and not unsafe
+            if d.cell == number and d.fixable and policy.allows(d.code) and not policy.applies(d.code, d.applicability)
         ]
         note = ""
         if left:

@@ -9,6 +9,7 @@ pytest.importorskip("IPython")
 pytest.importorskip("torch")
 
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from traitlets.config import Config  # noqa: E402
 
 SETUP = """\
 import torch
@@ -57,8 +58,10 @@ clean_done = True
 def shell(tmp_path, monkeypatch):
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
     monkeypatch.chdir(tmp_path)
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"  # nothing left behind to write at exit
     InteractiveShell.clear_instance()
-    ip = InteractiveShell.instance(colors="nocolor")
+    ip = InteractiveShell.instance(config=config, colors="nocolor")
     yield ip
     InteractiveShell.clear_instance()
 
@@ -79,7 +82,7 @@ def test_buggy_cell_warns_once_and_still_runs(shell, capsys):
     (first, *rest) = printed.splitlines()
     assert first.startswith("gradlint: cell line 4: GL201 accumulation-without-loss-scaling: ")
     assert "`accum_steps`" in first
-    assert any(line.strip().startswith("fix") and "Divide the loss by `accum_steps`" in line for line in rest)
+    assert "  fix (unsafe): Divide the loss by `accum_steps`" in rest
     assert "%gradlint fix" in printed
     assert printed.count("GL201") == 1
     ok, printed = run(shell, ACCUMULATE, capsys)  # the same cell again: said already
@@ -177,6 +180,8 @@ def test_fix_with_unsafe_fixes(shell, capsys):
     run(shell, "%load_ext gradlint", capsys)
     run(shell, SETUP, capsys)
     run(shell, ACCUMULATE, capsys)
+    _, printed = run(shell, "%gradlint fix", capsys)  # GL201's fix is unsafe: not by default
+    assert "no fix applies" in printed and "unsafe fixes of GL201 left out" in printed
     _, printed = run(shell, "%gradlint fix --unsafe-fixes", capsys)
     assert "    (loss / accum_steps).backward()\n" in printed
     assert printed.rstrip().endswith("steps_done = i + 1")

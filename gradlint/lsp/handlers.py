@@ -145,7 +145,7 @@ def make_server() -> GradlintServer:
             published = dict(zip(analysis.diagnostics, ls.lsp_diagnostics_aligned(analysis, uri)))
             for d in _diagnostics_at(ls, analysis, uri, params.range):
                 lsp = [published[d]] if published.get(d) is not None else None
-                if d.fixable:
+                if d.fixable and analysis.policy.allows(d.code):
                     action = types.CodeAction(
                         title=fix_title(d),
                         kind=types.CodeActionKind.QuickFix,
@@ -165,7 +165,7 @@ def make_server() -> GradlintServer:
                             edit=_workspace_edit(ls, analysis, ignore),
                         )
                     )
-        if _wants(only, FIX_ALL_KIND) and any(fix_applies(d, ls.settings.unsafe_fixes) for d in analysis.diagnostics):
+        if _wants(only, FIX_ALL_KIND) and any(fix_applies(analysis, d) for d in analysis.diagnostics):
             action = types.CodeAction(
                 title="Fix all gradlint issues",
                 kind=FIX_ALL_KIND,
@@ -249,7 +249,7 @@ def _workspace_edit(ls: GradlintServer, analysis: Analysis, edits) -> types.Work
 
 def _fix_all(ls: GradlintServer, analysis: Analysis):
     try:
-        return fix_all_edits(analysis, ls.settings.unsafe_fixes)
+        return fix_all_edits(analysis)
     except Exception:  # a fix that crashes is a fix not made
         log.exception("gradlint: fix all failed")
         return []

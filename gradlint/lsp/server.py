@@ -103,7 +103,7 @@ class GradlintServer(LanguageServer):
         log_error = lambda message: self.window_log_message(  # noqa: E731
             types.LogMessageParams(types.MessageType.Error, message)
         )
-        return self.cache.store(analyse(snapshot, self.settings, config, log_error))
+        return self.cache.store(analyse(snapshot, self.settings, config, self.settings.unsafe_fixes, log_error))
 
     def safe_analyse(self, owner: str) -> Analysis | None:
         """`analyse`, but a crash is logged, never sent up to take the editor's session down."""
@@ -129,10 +129,7 @@ class GradlintServer(LanguageServer):
             return lines[n - 1] if 0 < n <= len(lines) else None
 
         def convert(d: Diagnostic) -> types.Diagnostic:
-            data = lsp_diagnostic(d, line_text, units=units)
-            if data["data"]["fix"]:
-                data["data"]["fix"]["applicability"] = d.applicability
-            return _converter.structure(data, types.Diagnostic)
+            return _converter.structure(lsp_diagnostic(d, line_text, units=units), types.Diagnostic)
 
         return [convert(d) if analysis.snapshot.target(d.cell) == target else None for d in analysis.diagnostics]
 

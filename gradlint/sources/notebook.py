@@ -194,8 +194,10 @@ class NotebookDocument(Document):
     def file_line(self, cell: int | None, line: int) -> int | None:
         """The line of the .ipynb text holding the cell's line: exact when the source is stored
         one JSON string per line (as Jupyter writes it), else where the source starts."""
+        if cell is None or not self.raw:  # made from cells: there is no file text
+            return None
         spans = self._source_spans()
-        if cell is None or not 0 < cell <= len(spans) or spans[cell - 1] is None:
+        if not 0 < cell <= len(spans) or spans[cell - 1] is None:
             return None
         starts = item_starts(self.raw, spans[cell - 1][0])
         offset = starts[min(max(line, 1), len(starts)) - 1]
