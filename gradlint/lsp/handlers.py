@@ -38,9 +38,16 @@ def make_server() -> GradlintServer:
         ls.apply_settings(params.initialization_options)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(ls: GradlintServer, params: types.DidChangeConfigurationParams) -> None:
-        if isinstance(params.settings, dict) and params.settings:
-            ls.apply_settings(params.settings)
+    async def did_change_configuration(ls: GradlintServer, params: types.DidChangeConfigurationParams) -> None:
+        """The new settings come with the notification, or (as VS Code does it, `settings:
+        null`) are asked for: `workspace/configuration`, section `gradlint`."""
+        settings = params.settings
+        if not settings and ls.supports("workspace", "configuration"):
+            items = [types.ConfigurationItem(section="gradlint")]
+            answer = await ls.workspace_configuration_async(types.ConfigurationParams(items=items))
+            settings = answer[0] if answer else None
+        if isinstance(settings, dict):
+            ls.apply_settings(settings)
             ls.refresh_all()
 
     # -- document sync (push diagnostics for clients that do not pull) -----------------------
