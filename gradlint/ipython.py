@@ -157,6 +157,8 @@ class CellChecker:
             checked.parses = self._parses(source)  # Python itself will report a syntax error
         except InternalError as error:
             self._say(str(error))
+        except Exception as error:  # a bug in gradlint must never get in the way of a cell
+            self._say(f"internal error, cell not checked: {type(error).__name__}: {error}")
         return checked
 
     @staticmethod
@@ -208,7 +210,10 @@ class CellChecker:
             self.strict = command == "strict"
             print(f"gradlint: {self.status()}")
         elif command == "fix":
-            print(self.fixed_cell(unsafe="--unsafe-fixes" in words[1:]))
+            try:
+                print(self.fixed_cell(unsafe="--unsafe-fixes" in words[1:]))
+            except (SourceError, InternalError) as error:
+                self._say(f"cannot fix the last flagged cell: {error}")
         elif command == "":
             print(f"gradlint: {self.status()}")
         else:

@@ -228,3 +228,17 @@ def test_skip_cell_and_suppressions(shell, capsys):
     suppressed = CLIP_AFTER_STEP.replace("1.0)\n", "1.0)  # noqa: GL101\n")
     _, printed = run(shell, suppressed, capsys)
     assert printed == ""
+
+
+def test_a_crashing_rule_costs_one_line_and_the_cell_runs(shell, capsys, monkeypatch):
+    from gradlint.rules.ordering import ClipAfterStep
+
+    def crash(self, model):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(ClipAfterStep, "check", crash)
+    run(shell, "%load_ext gradlint", capsys)
+    run(shell, SETUP, capsys)
+    ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
+    assert ok and shell.user_ns["clipped"]
+    assert printed.strip() == "gradlint: internal error in GL101: RuntimeError: boom"
