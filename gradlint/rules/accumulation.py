@@ -65,7 +65,7 @@ class ZeroGradInsideAccumulation(Rule):
             step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[-1]
             factor = f"`{factor_text(model, accumulation.factor)}`"
             for zero in loop.on_path(Kind.ZERO_GRAD):
-                if zero.optimizer not in (loop.optimizer, None) or not _every_micro_batch(zero, accumulation):
+                if zero.optimizer not in (*loop.optimizers, None) or not _every_micro_batch(zero, accumulation):
                     continue
                 message = (
                     f"{code(model, zero)} runs on every micro-batch while {code(model, step)} waits "
@@ -88,6 +88,8 @@ def _where(backward):
 
 
 def _every_micro_batch(zero, accumulation) -> bool:
+    if not accumulation.covers(zero):
+        return False
     if accumulation.inner_loop is not None:
         return accumulation.inner_loop in zero.loops
     return not any(g.boundary or g.inside_window for g in zero.guards)
