@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_scope, resolve_callee, returned_value
+from gradlint.model.callees import (
+    Callee, CallContext, bind_arguments, callers, class_of_scope, is_static, resolve_callee, returned_value,
+)
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
@@ -53,6 +55,7 @@ class LossSource:
     expr: ast.expr
     scope: ast.AST
     line: int
+    passed_at: ast.Call | None = None  # the call that handed the loss to the helper
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class Event:
     site: ast.Call | None = None  # the unit's own call through which a helper's event runs
     foreign: bool = False  # `node` belongs to another module than the unit's
     elsewhere: bool = False  # foreign, or in a method of another object (`loss_scaler(...)`)
+    reported_at: ast.Call | None = None  # for events elsewhere: the unit-side call leading there
     loss_source: LossSource | None = None
 
     @property
@@ -84,7 +88,7 @@ class Event:
     def anchor(self) -> ast.AST:
         """Where to report the event in the unit's module: the event itself, or the call that
         leads to it when it sits in another module or another object's method."""
-        return self.site if self.elsewhere and self.site is not None else self.node
+        return self.reported_at if self.elsewhere and self.reported_at is not None else self.node
 
     @property
     def boundary_guard(self) -> Guard | None:
@@ -262,7 +266,8 @@ class EventWalker:
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
             if method == "backward" and not _is_self(receiver):
-                self._backward(call, stmt, receiver)
+                if not self._follow(call):  # a helper object's backward(loss), else a tensor's
+                    self._backward(call, stmt, receiver)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
@@ -353,13 +358,13 @@ class EventWalker:
         self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call))
 
     def _loss_source(self, tensor: ast.expr, call: ast.Call) -> LossSource:
-        frame, line = self.frame, call.lineno
+        frame, line, passed_at = self.frame, call.lineno, None
         while (
             isinstance(tensor, ast.Name) and tensor.id in frame.arguments and frame.caller is not None
             and not frame.module.scope(frame.scope).before(tensor.id, line)
         ):
-            tensor, line, frame = frame.arguments[tensor.id], frame.call.lineno, frame.caller
-        return LossSource(frame.module, tensor, frame.scope, line)
+            tensor, line, passed_at, frame = frame.arguments[tensor.id], frame.call.lineno, frame.call, frame.caller
+        return LossSource(frame.module, tensor, frame.scope, line, passed_at)
 
     def _assignment_events(self, stmt: ast.stmt) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
@@ -383,8 +388,10 @@ class EventWalker:
             return False
         arguments = bind_arguments(callee, call)
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
-        if callee.cls is not None and params and isinstance(call.func, ast.Attribute | ast.Name):
-            arguments[params[0].arg] = call.func.value if isinstance(call.func, ast.Attribute) and _is_self(call.func.value) else call.func
+        if callee.cls is not None and params and not is_static(callee.function):
+            # `self` is the object called (`loss_scaler(...)`), or whose method is called
+            called_object = getattr(callee.function, "name", "") == "__call__" or not isinstance(call.func, ast.Attribute)
+            arguments[params[0].arg] = call.func if called_object else call.func.value
         self.frame = _Frame(callee.module, callee.function, callee.cls, arguments, frame, at or call)
         try:
             if isinstance(callee.function, ast.Lambda):
@@ -430,18 +437,24 @@ class EventWalker:
 
     def _add(self, kind: Kind, node: ast.AST, stmt: ast.stmt, **details) -> None:
         state, frame = self.state, self.frame
-        root = frame
-        while root.caller is not None:
-            root = root.caller
-        foreign = frame.module is not self.model
+        reported_at = None
+        while not self._local(frame):  # up to the code of the unit's own module and object
+            reported_at, frame = frame.call, frame.caller
         self.events.append(
             Event(
                 kind, node, stmt, len(self.events), tuple(state.guards), tuple(state.loops),
-                tuple(state.contexts), frame.scope, module=frame.module, site=frame.site,
-                foreign=foreign, elsewhere=foreign or (frame.cls is not None and frame.cls is not root.cls),
-                **details,
+                tuple(state.contexts), self.frame.scope, module=self.frame.module, site=self.frame.site,
+                foreign=self.frame.module is not self.model, elsewhere=reported_at is not None,
+                reported_at=reported_at, **details,
             )
         )
+
+    def _local(self, frame: _Frame) -> bool:
+        """Code of the unit's module that runs on the unit's own object (or on none)."""
+        root = frame
+        while root.caller is not None:
+            root = root.caller
+        return frame.caller is None or (frame.module is self.model and frame.cls in (None, root.cls))
 
 
 def role_in_frame(frame: _Frame, expr: ast.expr) -> Role | None:

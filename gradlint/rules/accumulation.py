@@ -33,7 +33,7 @@ class AccumulationWithoutLossScaling(Rule):
                     f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
                     f"of the window's gradients, `{factor}` times the gradient of the mean loss"
                 )
-                yield Finding(self.code, model.span(_where(backward)), message, self._fix(model, loop, backward, factor))
+                yield Finding(self.code, model.span(_where(backward, model)), message, self._fix(model, loop, backward, factor))
 
     @staticmethod
     def _fix(model, loop, backward, factor) -> FixPlan | None:
@@ -91,12 +91,12 @@ def _after_every_step(model, loop, steps):
     return pair[1] if pair is not None and pair[0] is pair[1] else None
 
 
-def _where(backward):
+def _where(backward, model):
     """A helper that was handed the loss (`loss_scaler(loss, ...)`) is right for every caller
     that divides: report the call that passes the raw loss."""
     source = backward.loss_source
-    if backward.inlined and source is not None and source.scope is not backward.scope:
-        return backward.site
+    if backward.inlined and source is not None and source.passed_at is not None and source.module is model:
+        return source.passed_at
     return backward.anchor
 
 
