@@ -312,12 +312,15 @@ class EventWalker:
 
     def _forward_through(self, call: ast.Call, stmt: ast.stmt) -> None:
         """`loss = diffusion.training_losses(ddp_model, x, t)`: a function the model cannot
-        read is handed the DDP model itself and its result is used: it runs the forward."""
+        read is handed the DDP model itself and its result is used: it runs the forward (or,
+        as a context manager, may switch the model's sync)."""
         if isinstance(stmt, ast.Expr) and stmt.value is call:
             return  # `evaluate(ddp_model)`, `save(ddp_model)`: nothing flows on
         for argument in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(argument, (ast.Name, ast.Attribute)) and self._role(argument) is Role.DDP_MODEL:
-                self._add(Kind.FORWARD, call, stmt, target=self._name(argument))
+                # `with ddp_sync(ddp, last):` may well switch the sync: the model cannot tell
+                context = isinstance(stmt, (ast.With, ast.AsyncWith)) and any(i.context_expr is call for i in stmt.items)
+                self._add(Kind.NO_SYNC if context else Kind.FORWARD, call, stmt, target=self._name(argument))
                 return
 
     def _step(self, call: ast.Call, stmt: ast.stmt, optimizer: str | None) -> None:
