@@ -114,9 +114,7 @@ def test_excluded_files_stay_unchecked_although_pre_commit_names_them(tmp_path, 
         (repo / relative).parent.mkdir(parents=True, exist_ok=True)
         (repo / relative).write_text(CLIP_AFTER_STEP)
     (repo / "pyproject.toml").write_text('[tool.gradlint]\nextend-exclude = ["legacy/*.py"]\n')
-    _git("init", "-q", cwd=repo)
-    _git("add", ".", cwd=repo)
-    _git("commit", "-q", "-m", "training scripts", cwd=repo)
+    _new_repository(repo, "training scripts")
 
     found = try_repo("gradlint", repo, pre_commit_home)
     assert found.returncode == 1, found.stdout
@@ -126,3 +124,9 @@ def test_excluded_files_stay_unchecked_although_pre_commit_names_them(tmp_path, 
     (repo / "pyproject.toml").write_text('[tool.gradlint]\nextend-exclude = ["legacy/"]\n')
     _git("commit", "-q", "-am", "exclude all of legacy", cwd=repo)
     assert "legacy" not in try_repo("gradlint", repo, pre_commit_home).stdout
+
+
+def _new_repository(folder: Path, message: str) -> None:
+    """`folder` as a git repository whose one commit holds everything in it."""
+    for command in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", message]):
+        _git(*command, cwd=folder)
