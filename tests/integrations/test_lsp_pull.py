@@ -286,3 +286,13 @@ async def test_settings_asked_for_when_the_notification_carries_none(client: Lan
             break
         await asyncio.sleep(0.05)
     assert codes == ["GL101"]
+
+
+async def test_extend_select_turns_on_unused_suppression(client: LanguageClient):
+    stale = ACCUMULATION.replace("    loss.backward()\n", "    (loss / accum_steps).backward()  # noqa: GL201\n")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"gradlint": {"extendSelect": ["GL001"], "ignore": ["GL101"]}})
+    )
+    uri = open_file(client, "stale.py", stale)
+    (d,) = (await pull(client, uri)).items
+    assert d.code == "GL001" and d.range.start.line == 8
