@@ -31,6 +31,11 @@ class MoveStatement:
 
 
 @dataclass(frozen=True)
+class RemoveStatement:
+    statement: Position
+
+
+@dataclass(frozen=True)
 class InsertStatement:
     code: str
     anchor: Position
@@ -62,7 +67,7 @@ class EnsureImport:
     module: str
 
 
-Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport]
+Operation = Union[MoveStatement, RemoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import ImportTable
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope
+from gradlint.model.values import Values
 
 def _slice_bytes(line: str, start: int, end: int | None) -> str:
     """ast columns are UTF-8 byte offsets."""
@@ -50,6 +51,10 @@ class ModuleModel:
     @cached_property
     def roles(self) -> Roles:
         return Roles(self.statements, self.text, self.imports)
+
+    @cached_property
+    def values(self) -> Values:
+        return Values(self)
 
     @cached_property
     def _line_starts(self) -> list[int]:

@@ -55,6 +55,7 @@ class Roles:
 
     def __init__(self, statements: list[ast.stmt], text: str, imports: ImportTable):
         self._roles: dict[str, Role] = {}
+        self.constructors: dict[str, list[ast.Call]] = defaultdict(list)  # name -> calls that built it
         for node in statements:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -63,6 +64,8 @@ class Roles:
                     role = classify_constructor(qualname) if qualname else None
                     if role:
                         self._assign(targets, role)
+                        for name in filter(None, map(dotted, targets)):
+                            self.constructors[name].append(constructor)
         # What is called on which name, read off the text: `optimizer` passed in as a parameter
         # is an optimizer because the code calls its step() and zero_grad().
         methods: dict[str, set[str]] = defaultdict(set)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from gradlint.rules.accumulation import AccumulationWithoutLossScaling, ZeroGradInsideAccumulation
-from gradlint.rules.amp import ClipWithoutUnscale
+from gradlint.rules.amp import (
+    ClipWithoutUnscale,
+    DoubleUnscale,
+    MissingScalerUpdate,
+    StepBypassesScaler,
+    UnscaledBackwardWithScaler,
+)
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.ddp import DdpAccumulationWithoutNoSync
 from gradlint.rules.ordering import ClipAfterStep
@@ -15,6 +21,10 @@ ALL_RULES: tuple[Rule, ...] = (
     AccumulationWithoutLossScaling(),
     ZeroGradInsideAccumulation(),
     ClipWithoutUnscale(),
+    StepBypassesScaler(),
+    MissingScalerUpdate(),
+    DoubleUnscale(),
+    UnscaledBackwardWithScaler(),
     DdpAccumulationWithoutNoSync(),
 )
 BY_CODE = {rule.code: rule for rule in ALL_RULES}
