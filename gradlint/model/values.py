@@ -91,16 +91,19 @@ class Values:
             if last in MODULE_FUNCTIONS:
                 return None  # the constructor itself: its result is a module, not a tensor
             return Origin(last, call, _first_argument(call))
-        if isinstance(func, ast.Attribute) and func.attr in TENSOR_METHODS and head not in self.model.imports.aliases:
-            return Origin(func.attr, call, func.value)
-        module = self._module_object(func, scope, line, depth)
+        module = self.module_object(func, scope, line, depth)
         if module is not None:
             function = _module_function(self.model, module)
-            if function is not None:
-                return Origin(function, call, _first_argument(call), module)
+            if function is None:
+                return None
+            # the input of an nn.Sequential is not what its last layer was applied to
+            argument = None if _is_sequential(self.model, module) else _first_argument(call)
+            return Origin(function, call, argument, module)
+        if isinstance(func, ast.Attribute) and func.attr in TENSOR_METHODS and head not in self.model.imports.aliases:
+            return Origin(func.attr, call, func.value)
         return None
 
-    def _module_object(self, func: ast.expr, scope: ast.AST, line: int, depth: int) -> ast.Call | None:
+    def module_object(self, func: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> ast.Call | None:
         """The constructor call of the nn.Module object `func` names (or is)."""
         if isinstance(func, ast.Call):
             return func
@@ -110,8 +113,16 @@ class Values:
         if isinstance(value, ast.Call):
             return value
         if isinstance(value, (ast.Name, ast.Attribute)):
-            return self._module_object(value, value_scope, value_line, depth + 1)
+            return self.module_object(value, value_scope, value_line, depth + 1)
         return None
+
+
+    def unchanged(self, expr: ast.expr, scope: ast.AST, after: int, before: int) -> bool:
+        """No name `expr` reads is assigned on lines after..before (a value computed from `expr`
+        at line `after` can be recomputed at line `before`)."""
+        table = self.model.scope(scope).assignments
+        names = {dotted(n) for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+        return all(not (after < s.lineno <= before) for name in names for s in table.get(name, ()))
 
 
 def _module_function(model: "ModuleModel", constructor: ast.Call) -> str | None:
@@ -123,6 +134,10 @@ def _module_function(model: "ModuleModel", constructor: ast.Call) -> str | None:
     if last == "Sequential" and constructor.args and isinstance(constructor.args[-1], ast.Call):
         return _module_function(model, constructor.args[-1])
     return MODULE_FUNCTIONS.get(last)
+
+
+def _is_sequential(model: "ModuleModel", constructor: ast.Call) -> bool:
+    return (model.imports.qualname(constructor.func) or "").endswith(".Sequential")
 
 
 def _plain_value(stmt: ast.stmt, name: str) -> ast.expr | None:

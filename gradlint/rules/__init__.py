@@ -12,8 +12,10 @@ from gradlint.rules.amp import (
     StepBypassesScaler,
     UnscaledBackwardWithScaler,
 )
+from gradlint.rules.amp_api import DeprecatedCudaAmp
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.ddp import DdpAccumulationWithoutNoSync
+from gradlint.rules.numerics import LogOfSoftmax, SigmoidWithLogitsLoss, SoftmaxBeforeCrossEntropy
 from gradlint.rules.ordering import ClipAfterStep
 
 ALL_RULES: tuple[Rule, ...] = (
@@ -25,7 +27,11 @@ ALL_RULES: tuple[Rule, ...] = (
     MissingScalerUpdate(),
     DoubleUnscale(),
     UnscaledBackwardWithScaler(),
+    DeprecatedCudaAmp(),
     DdpAccumulationWithoutNoSync(),
+    LogOfSoftmax(),
+    SoftmaxBeforeCrossEntropy(),
+    SigmoidWithLogitsLoss(),
 )
 BY_CODE = {rule.code: rule for rule in ALL_RULES}
 
