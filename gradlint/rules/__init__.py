@@ -15,6 +15,8 @@ from gradlint.rules.amp import (
 from gradlint.rules.amp_api import DeprecatedCudaAmp
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.ddp import DdpAccumulationWithoutNoSync
+from gradlint.rules.memory import LossKeptWithGraph
+from gradlint.rules.no_sync import NoSyncWithoutForward
 from gradlint.rules.numerics import LogOfSoftmax, SigmoidWithLogitsLoss, SoftmaxBeforeCrossEntropy
 from gradlint.rules.ordering import ClipAfterStep
 
@@ -29,9 +31,11 @@ ALL_RULES: tuple[Rule, ...] = (
     UnscaledBackwardWithScaler(),
     DeprecatedCudaAmp(),
     DdpAccumulationWithoutNoSync(),
+    NoSyncWithoutForward(),
     LogOfSoftmax(),
     SoftmaxBeforeCrossEntropy(),
     SigmoidWithLogitsLoss(),
+    LossKeptWithGraph(),
 )
 BY_CODE = {rule.code: rule for rule in ALL_RULES}
 

@@ -137,7 +137,7 @@ class SigmoidWithLogitsLoss(_ActivationBeforeLoss):
             return (
                 f"`{model.source(loss.input)}` is a sigmoid output, but the with-logits loss applies "
                 f"sigmoid itself: gradients are multiplied by sigmoid'(x) and vanish for large |x| "
-                f"(500 times smaller at x = ±6); pass the logits"
+                f"(hundreds of times smaller where |x| = 6 and the label disagrees); pass the logits"
             )
         return (
             f"binary cross-entropy on `{model.source(loss.input)}`: sigmoid then log saturates in "

@@ -279,5 +279,6 @@ PREDICTIONS: dict[str, Prediction] = {
 
 # Later families keep their predictions in their own modules (they import the helpers above).
 from gradlint.verify.predictions_amp import AMP_PREDICTIONS  # noqa: E402
+from gradlint.verify.predictions_numerics import NUMERICS_PREDICTIONS  # noqa: E402
 
-PREDICTIONS.update((p.code, p) for p in AMP_PREDICTIONS)
+PREDICTIONS.update((p.code, p) for p in (*AMP_PREDICTIONS, *NUMERICS_PREDICTIONS))
