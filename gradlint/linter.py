@@ -79,6 +79,7 @@ def to_diagnostic(doc: Document, rule: Rule, finding: Finding) -> Diagnostic:
         applicability=finding.fix.applicability if finding.fix else "safe",
         source_line=doc.source_line(finding.span.line),
         url=rule.url,
+        file_line=doc.file_line(cell, span.line),
     )
 
 
