@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
 from gradlint.model.names import dotted
+from gradlint.model.scopes import expression_roots
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -187,23 +188,8 @@ def nodes_on_lines(model: "ModuleModel", words: tuple[str, ...]) -> list[tuple[a
 
 
 def _own_parts(stmt: ast.stmt) -> list[ast.AST]:
-    """What a statement evaluates itself, not its nested blocks."""
-    match stmt:
-        case ast.If() | ast.While():
-            return [stmt.test]
-        case ast.For() | ast.AsyncFor():
-            return [stmt.target, stmt.iter]
-        case ast.With() | ast.AsyncWith():
-            return list(stmt.items)
-        case ast.FunctionDef() | ast.AsyncFunctionDef():
-            return [*stmt.decorator_list, *stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d)]
-        case ast.ClassDef():
-            return [*stmt.decorator_list, *stmt.bases, *stmt.keywords]
-        case ast.Match():
-            return [stmt.subject]
-        case ast.Try():
-            return [h.type for h in stmt.handlers if h.type is not None]
-    return [stmt] if not hasattr(stmt, "body") else []
+    """What a statement evaluates itself (its decorators too), not its nested blocks."""
+    return [*getattr(stmt, "decorator_list", ()), *expression_roots(stmt)]
 
 
 def iter_calls(model: "ModuleModel", words: tuple[str, ...]) -> Iterator[tuple[ast.stmt, ast.Call]]:
