@@ -82,12 +82,17 @@ class StepBypassesScaler(Rule):
                 if scaler_enabled(model, scaler) is not True:
                     continue
                 optimizer = step.optimizer
+                unscaled = any(u.order < step.order and not exclusive(u, step) for u in loop.of(Kind.UNSCALE))
+                consequence = (
+                    "the gradients were unscaled, but steps with inf/NaN gradients (fp16 overflow) are "
+                    "not skipped and the loss scale never adapts" if unscaled else
+                    "the update uses gradients still multiplied by the loss scale (65536 times too "
+                    "large at the default scale) and steps with inf/NaN gradients are not skipped"
+                )
                 message = (
                     f"{code(model, step)} steps `{optimizer}` directly, but {code(model, backward)} "
-                    f"ran on a loss scaled by `{scaler}`: the update uses gradients still multiplied "
-                    f"by the loss scale (65536 times too large at the default scale) and steps with "
-                    f"inf/NaN gradients are not skipped; call `{scaler}.step({optimizer})` and "
-                    f"`{scaler}.update()`"
+                    f"ran on a loss scaled by `{scaler}`: {consequence}; call "
+                    f"`{scaler}.step({optimizer})` and `{scaler}.update()`"
                 )
                 yield Finding(self.code, model.span(step.node), message, self._fix(model, loop, step, scaler, optimizer))
 
