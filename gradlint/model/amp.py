@@ -79,6 +79,8 @@ def _unscaled(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, d
                 return False
     if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
         value, value_scope, value_line = model.values.reaching_value(expr, scope, line)
+        if value is None and isinstance(expr, ast.Attribute):  # `outputs.loss`: what built `outputs`
+            return _unscaled(model, expr.value, scope, line, depth + 1)
         return value is not None and _unscaled(model, value, value_scope, value_line, depth + 1)
     return True
 

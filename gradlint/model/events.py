@@ -248,8 +248,9 @@ class EventWalker:
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
-            if method == "backward":
-                self._backward(call, stmt, receiver)
+            if method == "backward":  # `torch.autograd.backward(loss)` runs on its argument
+                autograd = (frame.module.imports.qualname(receiver) or "").endswith("autograd") and call.args
+                self._backward(call, stmt, call.args[0] if autograd else receiver)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
