@@ -87,7 +87,7 @@ def _fix(model: ModuleModel, call: ast.Call, function: str) -> FixPlan | None:
         root = model.source(func.value.value.value)  # `torch` as the module spells it
         new_func = f"{root}.autocast" if function == "autocast" else f"{root}.amp.GradScaler"
         replaced = _with_device(model, call, function, new_func)
-        return FixPlan(f"Use `{REPLACEMENTS[function]}(\"cuda\", ...)`", (replaced,)) if replaced else None
+        return FixPlan(f"Use `{REPLACEMENTS[function]}(\"cuda\", ...)`", tuple(replaced)) if replaced else None
     # `amp.autocast()` (amp imported from torch.cuda) or `autocast()` (imported from torch.cuda.amp):
     # rewrite the import and every call through it together, so the module stays consistent.
     local = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else getattr(func, "id", None)
@@ -103,19 +103,27 @@ def _fix(model: ModuleModel, call: ast.Call, function: str) -> FixPlan | None:
     edits = [_with_device(model, c, f, model.source(c.func)) for c, f in calls]
     if any(e is None for e in edits):
         return None
-    return FixPlan(f"Import from torch.amp and pass \"cuda\"", (module_edit, *edits))
+    return FixPlan("Import from torch.amp and pass \"cuda\"", (module_edit, *(e for group in edits for e in group)))
 
 
-def _with_device(model: ModuleModel, call: ast.Call, function: str, new_func: str) -> ReplaceExpression | None:
+def _with_device(model: ModuleModel, call: ast.Call, function: str, new_func: str) -> list[ReplaceExpression] | None:
+    """The edits that make `call` a call of `new_func` with "cuda" first; None when it cannot be
+    done. A call spanning lines keeps its arguments (libcst reprints nested multi-line nodes
+    differently): only a GradScaler, whose device defaults to "cuda", is rewritten then."""
     if function in KEYWORDS_ONLY and call.args:
         return None
-    text, func_text = model.source(call), model.source(call.func)
+    func_text = model.source(call.func)
+    if call.lineno != call.end_lineno:
+        if function != "GradScaler":
+            return None
+        return [] if func_text == new_func else [ReplaceExpression(model.position(call.func), func_text, new_func)]
+    text = model.source(call)
     rest = text[len(func_text):]
     if not text.startswith(func_text) or not rest.startswith("(") or not rest.endswith(")"):
         return None
     inner = rest[1:-1]
     arguments = f'"cuda", {inner.lstrip()}' if inner.strip() else '"cuda"'
-    return ReplaceExpression(model.position(call), text, f"{new_func}({arguments})")
+    return [ReplaceExpression(model.position(call), text, f"{new_func}({arguments})")]
 
 
 def _module_edit(model: ModuleModel, stmt: ast.stmt) -> ReplaceExpression | None:
