@@ -49,7 +49,7 @@ def _log_operand(model: ModuleModel, call: ast.Call) -> ast.expr | None:
 
 def _log_softmax_fix(model: ModuleModel, call: ast.Call, origin: Origin, scope) -> FixPlan | None:
     softmax = origin.call
-    if not origin.direct and not model.values.unchanged(softmax, scope, softmax.lineno, call.lineno):
+    if not origin.direct and not _recomputable(model, softmax.args, scope, softmax.lineno, call.lineno):
         return None
     if origin.module is not None:
         dim = keyword(origin.module, "dim", 0)
@@ -63,6 +63,15 @@ def _log_softmax_fix(model: ModuleModel, call: ast.Call, origin: Origin, scope) 
     else:
         return None
     return FixPlan("Use log_softmax", (ReplaceExpression(model.position(call), model.source(call), text),))
+
+
+def _recomputable(model: ModuleModel, inputs: list[ast.expr], scope, computed: int, used: int) -> bool:
+    """Reached through a variable, the activation's inputs can be named again where the value is
+    used: plain names (no call would run twice) that nothing reassigned in between."""
+    return all(
+        not any(isinstance(n, ast.Call) for n in ast.walk(e)) and model.values.unchanged(e, scope, computed, used)
+        for e in inputs
+    )
 
 
 def _renamed(model: ModuleModel, call: ast.Call, name: str) -> str | None:
@@ -99,7 +108,7 @@ def _pass_argument(model: ModuleModel, loss, origin: Origin) -> ReplaceExpressio
     argument = origin.argument
     if argument is None:
         return None
-    if not origin.direct and not model.values.unchanged(argument, loss.scope, origin.call.lineno, loss.call.lineno):
+    if not origin.direct and not _recomputable(model, [argument], loss.scope, origin.call.lineno, loss.call.lineno):
         return None
     return ReplaceExpression(model.position(loss.input), model.source(loss.input), model.source(argument))
 
