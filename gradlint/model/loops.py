@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import callers
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, EventWalker, Kind
 from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted
@@ -29,6 +30,11 @@ class Accumulation:
     factor: ast.expr
     guard: Guard | None = None
     inner_loop: ast.For | None = None
+    path: Event | None = None  # a step of the accumulating branch, when another branch does not
+
+    def covers(self, event: Event) -> bool:
+        """Whether `event` can run on the accumulating path."""
+        return self.path is None or not event.exclusive_with(self.path)
 
     def boundary_test(self, model: "ModuleModel", block: list[ast.stmt], first: ast.stmt) -> str | None:
         """Source of a test true on the window's last micro-batch, valid where `first` stands
@@ -81,6 +87,33 @@ class TrainingLoop:
         """Gradients are managed by this code alone: one optimizer, no framework doing it."""
         return self.optimizer is not None and not self.of(Kind.FRAMEWORK)
 
+    def follows_previous_step(self, event: Event) -> bool:
+        """Loop-carried order: an event before the iteration's first step (zero_grad at the
+        top of the body) runs after the previous iteration's step."""
+        steps = self.of(*STEPS)
+        return isinstance(self.node, LOOPS) and bool(steps) and event.order < steps[0].order
+
+    @cached_property
+    def callers(self) -> list["TrainingLoop"]:
+        """A step function's callers, each seen as the loop (or function) around the call,
+        with this function's events inside: do they zero the grads, update the scaler, call
+        it once per micro-batch? Empty for loops."""
+        if not isinstance(self.node, FUNCTIONS):
+            return []
+        views = []
+        for _, context in callers(self.model, self.node):
+            module = context.module
+            around = next(
+                (n for n in module.parents.chain(context.statement)[1:] if isinstance(n, LOOPS)), context.scope
+            ) if context.statement is not None else context.scope
+            if isinstance(around, LOOPS + FUNCTIONS):
+                views.append(TrainingLoop(module, around, EventWalker(module, around).walk(around.body)))
+        return views
+
+    def provided_by_callers(self, *kinds: Kind) -> bool:
+        """Whether some caller runs an event of `kinds` outside this function."""
+        return any(e.kind in kinds and e.scope is not self.node for view in self.callers for e in view.events)
+
     @cached_property
     def controls_sync(self) -> bool:
         """Gradient sync is switched on the loop's path: a NO_SYNC event in it or a helper it
@@ -102,20 +135,40 @@ class TrainingLoop:
         steps, backwards = self.of(*STEPS), self.of(Kind.BACKWARD)
         if not steps or not backwards:
             return None
+        found = self._accumulation(steps, backwards, None)
+        if found is not None:
+            return found
+        # One branch accumulates while another steps on every batch
+        # (`if accum_steps > 1: ... else: ...`): the accumulating path alone.
+        for step in steps:
+            path_steps = [s for s in steps if not s.exclusive_with(step)]
+            if len(path_steps) < len(steps):
+                found = self._accumulation(path_steps, [b for b in backwards if not b.exclusive_with(step)], step)
+                if found is not None:
+                    return found
+        return None
+
+    def on_path(self, *kinds: Kind) -> list[Event]:
+        """Events of `kinds` on the accumulating path (all of them when every path accumulates)."""
+        accumulation = self.accumulation
+        return [e for e in self.of(*kinds) if accumulation is None or accumulation.covers(e)]
+
+    def _accumulation(self, steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
+        if not backwards:
+            return None
         guard = _common_boundary(steps)
         if guard is not None and all(guard not in b.guards for b in backwards):
             if self._always_one(guard.boundary.factor):
                 return None
-            return Accumulation(guard.boundary.factor, guard=guard)
+            return Accumulation(guard.boundary.factor, guard=guard, path=path)
         inner = {b.loops[-1] for b in backwards if b.loops}
         if len(inner) == 1 and all(b.loops for b in backwards):
             loop = inner.pop()
             if all(loop not in s.loops for s in steps):
                 factor = _micro_batch_count(loop)
                 if factor is not None:
-                    return Accumulation(factor, inner_loop=loop)
+                    return Accumulation(factor, inner_loop=loop, path=path)
         return None
-
 
     def _always_one(self, factor: ast.expr) -> bool:
         """`accum_steps = 1`: a factor whose every assignment here is the literal 1."""
@@ -205,20 +258,26 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
     """The innermost loops that train, and step functions that train outside any loop."""
     units = []
     for node in _candidates(model):
-            events = EventWalker(model, node).walk(node.body)
-            if _trains(events) and not _inner_loop_trains(events):
-                units.append(TrainingLoop(model, node, events))
-    return units
+        events = EventWalker(model, node).walk(node.body)
+        if _trains(events) and not _inner_loop_trains(events):
+            units.append(TrainingLoop(model, node, events))
+    # A step function that a training unit of the module calls is judged there, with its
+    # caller's context (guards, roles, the call site); alone it would be reported twice.
+    seen_through = {id(e.scope) for unit in units for e in unit.events if e.inlined}
+    return [u for u in units if not (isinstance(u.node, FUNCTIONS) and id(u.node) in seen_through)]
 
 
 def _candidates(model: "ModuleModel"):
     """Loops and functions that can reach a backward call: holding one, or a call of a helper
     that reaches one (at any depth). Others are not walked at all."""
     backward_lines = model.backward_lines
-    if not backward_lines:
+    if not backward_lines and model.project is None:
         return  # autograd Functions define backward() but never call it
     units = [n for n in model.statements if isinstance(n, LOOPS + FUNCTIONS)]
     helpers = model.backward_helper_names
+    if helpers is None:  # a callable object reaches backward: any call may be one
+        yield from sorted(units, key=lambda n: (n.lineno, n.col_offset))
+        return
     helper_calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, helpers))) if helpers else None
     lines = sorted({
         *backward_lines,

@@ -91,10 +91,7 @@ class Roles:
 
     def _from_function(self, model: "ModuleModel", targets: list[ast.expr], function: ast.AST) -> None:
         """`model = wrap_ddp(model)`: the role of what every `return` of the function gives."""
-        returns = [
-            s.value for s in model.statements
-            if isinstance(s, ast.Return) and s.value is not None and model.parents.scope_of(s) is function
-        ]
+        returns = model.returns(function)
         for target in targets:
             elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
             for index, element in enumerate(elements):

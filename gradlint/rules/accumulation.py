@@ -24,8 +24,8 @@ class AccumulationWithoutLossScaling(Rule):
             if not loop.plain or accumulation is None or loop.of(Kind.GRAD_RESCALE):
                 continue
             factor = factor_text(model, accumulation.factor)
-            step = loop.of(Kind.STEP, Kind.SCALER_STEP)[0]
-            for backward in loop.of(Kind.BACKWARD):
+            step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[0]
+            for backward in loop.on_path(Kind.BACKWARD):
                 if backward.loss_normalized() is not False:
                     continue
                 message = (
@@ -62,9 +62,9 @@ class ZeroGradInsideAccumulation(Rule):
             accumulation = loop.accumulation
             if not loop.plain or accumulation is None:
                 continue
-            step = loop.of(Kind.STEP, Kind.SCALER_STEP)[-1]
+            step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[-1]
             factor = f"`{factor_text(model, accumulation.factor)}`"
-            for zero in loop.of(Kind.ZERO_GRAD):
+            for zero in loop.on_path(Kind.ZERO_GRAD):
                 if zero.optimizer not in (loop.optimizer, None) or not _every_micro_batch(zero, accumulation):
                     continue
                 message = (

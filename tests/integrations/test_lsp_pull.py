@@ -68,6 +68,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
             hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
         ),
         workspace=types.WorkspaceClientCapabilities(
+            configuration=True,
             apply_edit=True,
             workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True),
             diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True),
@@ -273,3 +274,15 @@ async def test_notebook_cells_are_pulled(client: LanguageClient):
         )
     )
     assert list((await pull(client, cells[2])).items) == []
+
+
+async def test_settings_asked_for_when_the_notification_carries_none(client: LanguageClient):
+    client.set_configuration({"ignore": ["GL201"]}, section="gradlint")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    uri = open_file(client, "asked.py", ACCUMULATION)
+    for _ in range(50):  # the server asks the client, then applies what it got
+        codes = [d.code for d in (await pull(client, uri)).items]
+        if codes == ["GL101"]:
+            break
+        await asyncio.sleep(0.05)
+    assert codes == ["GL101"]
