@@ -55,8 +55,19 @@ def scaled_by(model: "ModuleModel", backward: Event) -> str | None:
     .backward()`, or `loss = scaler.scale(loss)` before `loss.backward()`."""
     if backward.scaler:
         return backward.scaler
-    call = _scale_call(model, backward.loss, backward.scope, backward.node.lineno, 0)
+    call = scale_call(model, backward)
     return dotted(call.func.value) if call is not None else None
+
+
+def scale_call(model: "ModuleModel", backward: Event) -> ast.Call | None:
+    """The `scaler.scale(...)` call, in the code that holds the backward, its loss went through."""
+    module = backward.module or model  # a helper's module holds its code
+    node = backward.node
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        direct = _scale_call(module, node.func.value, backward.scope, node.lineno, MAX_DEPTH)
+        if direct is not None:
+            return direct
+    return _scale_call(module, backward.loss, backward.scope, node.lineno, 0)
 
 
 def visibly_unscaled(model: "ModuleModel", backward: Event) -> bool:
@@ -64,7 +75,7 @@ def visibly_unscaled(model: "ModuleModel", backward: Event) -> bool:
     assignments), and no local helper computed it (one might scale inside)."""
     if backward.scaler or backward.loss is None:
         return False
-    return _unscaled(model, backward.loss, backward.scope, backward.node.lineno, 0)
+    return _unscaled(backward.module or model, backward.loss, backward.scope, backward.node.lineno, 0)
 
 
 def _unscaled(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool:

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, InsertStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.amp import exclusive, scaled_by, scaler_enabled, visibly_unscaled
+from gradlint.model.amp import exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
 from gradlint.model.names import dotted
 from gradlint.model.values import iter_calls
 from gradlint.rules.base import Finding, Rule
@@ -94,14 +94,21 @@ class StepBypassesScaler(Rule):
                     f"ran on a loss scaled by `{scaler}`: {consequence}; call "
                     f"`{scaler}.step({optimizer})` and `{scaler}.update()`"
                 )
-                yield Finding(self.code, model.span(step.node), message, self._fix(model, loop, step, scaler, optimizer))
+                yield Finding(self.code, model.span(step.anchor), message, self._fix(model, loop, step, backward, scaler))
 
     @staticmethod
-    def _fix(model, loop, step, scaler, optimizer) -> FixPlan | None:
-        if step.inlined or not (isinstance(step.stmt, ast.Expr) and step.stmt.value is step.node):
+    def _fix(model, loop, step, backward, scaler) -> FixPlan | None:
+        # Edit the code that holds both, with the names it spells them with.
+        if step.elsewhere or step.scope is not backward.scope:
             return None
+        if not (isinstance(step.stmt, ast.Expr) and step.stmt.value is step.node):
+            return None
+        scale = scale_call(model, backward)
+        if scale is None:
+            return None
+        scaler, optimizer = model.source(scale.func.value), model.source(step.node.func.value)
         operations = [ReplaceExpression(model.position(step.node), model.source(step.node), f"{scaler}.step({optimizer})")]
-        if not any(e.target == scaler and not exclusive(e, step) for e in loop.of(Kind.SCALER_UPDATE)):
+        if not any(e.target == scaled_by(model, backward) and not exclusive(e, step) for e in loop.of(Kind.SCALER_UPDATE)):
             operations.append(InsertStatement(f"{scaler}.update()", model.position(step.stmt), "after"))
         return FixPlan(f"Step through `{scaler}`", tuple(operations), applicability="unsafe")
 
@@ -125,13 +132,14 @@ class MissingScalerUpdate(Rule):
                     f"the last update()\"), and the loss scale would never adapt"
                 )
                 fix = None
-                if not step.inlined and isinstance(step.stmt, ast.Expr):
+                if not step.elsewhere and isinstance(step.stmt, ast.Expr):
+                    written = model.source(step.node.func.value)  # as the step's own code spells it
                     fix = FixPlan(
-                        f"Insert `{scaler}.update()` after the step",
-                        (InsertStatement(f"{scaler}.update()", model.position(step.stmt), "after"),),
+                        f"Insert `{written}.update()` after the step",
+                        (InsertStatement(f"{written}.update()", model.position(step.stmt), "after"),),
                     )
                 if found.get(id(step.node)) is None or found[id(step.node)].fix is None:
-                    found[id(step.node)] = Finding(self.code, model.span(step.node), message, fix)
+                    found[id(step.node)] = Finding(self.code, model.span(step.anchor), message, fix)
         yield from found.values()
 
 
@@ -171,7 +179,7 @@ class DoubleUnscale(Rule):
                         f"RuntimeError (\"unscale_() has already been called on this optimizer since the "
                         f"last update()\"); unscale only at the boundary, just before the step"
                     )
-                    yield Finding(self.code, model.span(second.node), message)
+                    yield Finding(self.code, model.span(second.anchor), message)
 
     def _twice(self, model, loop, first, second) -> Finding:
         message = (
@@ -182,11 +190,11 @@ class DoubleUnscale(Rule):
         )
         fix = None
         stmt = model.parents.movable(second.stmt)
-        if not second.inlined and isinstance(second.stmt, ast.Expr) and not any(
+        if not second.elsewhere and isinstance(second.stmt, ast.Expr) and not any(
             e is not second and contains(stmt, e.stmt) for e in loop.events
         ):
             fix = FixPlan(f"Remove the second {code(model, second)}", (RemoveStatement(model.position(stmt)),))
-        return Finding(self.code, model.span(second.node), message, fix)
+        return Finding(self.code, model.span(second.anchor), message, fix)
 
 
 def _same_unscale(a, b) -> bool:
@@ -235,21 +243,21 @@ class UnscaledBackwardWithScaler(Rule):
                 if scales else "with no `scale()` call at all, `scaler.step()` fails on its first call"
             )
             for backward in backwards:
-                loss = model.source(backward.loss)
+                loss = (backward.module or model).source(backward.loss)
                 message = (
                     f"{code(model, backward)} backpropagates the unscaled loss, but "
                     f"{code(model, steps[-1])} divides the gradients by the loss scale: "
                     f"{consequence}; backpropagate `{scaler}.scale({loss})`"
                 )
                 fix = None
-                if not backward.inlined:
+                if not backward.inlined and not steps[-1].inlined:
                     scaled = _scaled_variable(model, backward, scaler, loss) or f"{scaler}.scale({loss})"
                     fix = FixPlan(
                         f"Backpropagate `{scaled}`",
                         (ReplaceExpression(model.position(backward.loss), loss, scaled),),
                         applicability="unsafe",
                     )
-                yield Finding(self.code, model.span(backward.node), message, fix)
+                yield Finding(self.code, model.span(backward.anchor), message, fix)
 
 
 def _scaled_variable(model: ModuleModel, backward, scaler: str, loss: str) -> str | None:
