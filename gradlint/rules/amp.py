@@ -62,6 +62,7 @@ SCALER_WORDS = ("GradScaler",)
 
 class StepBypassesScaler(Rule):
     code = "GL302"
+    fix_applicability = "unsafe"
     name = "step-bypasses-scaler"
     summary = "optimizer.step() called directly although the loss was scaled by a GradScaler"
     triggers = SCALER_WORDS
@@ -115,6 +116,7 @@ class StepBypassesScaler(Rule):
 
 class MissingScalerUpdate(Rule):
     code = "GL303"
+    fix_applicability = "safe"
     name = "missing-scaler-update"
     summary = "scaler.step() is called but scaler.update() never is"
     triggers = SCALER_WORDS
@@ -156,6 +158,7 @@ def _updated_anywhere(model: ModuleModel, scaler: str) -> bool:
 
 class DoubleUnscale(Rule):
     code = "GL304"
+    fix_applicability = "safe"
     name = "double-unscale"
     summary = "scaler.unscale_(optimizer) runs twice before scaler.update()"
     triggers = SCALER_WORDS
@@ -224,6 +227,7 @@ def _every_micro_batch(loop, unscale) -> bool:
 
 class UnscaledBackwardWithScaler(Rule):
     code = "GL305"
+    fix_applicability = "unsafe"
     name = "unscaled-backward-with-scaler"
     summary = "scaler.step() unscales gradients that backward() computed from the unscaled loss"
     triggers = SCALER_WORDS

@@ -21,6 +21,7 @@ FALLBACK_WORDS = ("version", "hasattr")
 
 class DeprecatedCudaAmp(Rule):
     code = "GL306"
+    fix_applicability = "safe"
     name = "deprecated-cuda-amp"
     summary = "torch.cuda.amp.autocast / GradScaler: deprecated, use torch.autocast and torch.amp.GradScaler"
     triggers = ("cuda.amp", "torch.cuda import amp")

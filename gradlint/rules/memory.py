@@ -17,6 +17,7 @@ SIZE_CALLS = frozenset({"size", "len", "numel"})
 
 class LossKeptWithGraph(Rule):
     code = "GL601"
+    fix_applicability = "safe"
     name = "loss-kept-with-graph"
     summary = "a running total of the loss tensor keeps every iteration's autograd graph alive"
 

@@ -24,6 +24,7 @@ STEPPING = frozenset({"step", "zero_grad", "unscale_", "update", "clip_grad_norm
 
 class NoSyncWithoutForward(Rule):
     code = "GL402"
+    fix_applicability = "safe"
     name = "no-sync-without-forward"
     summary = "`with model.no_sync():` wraps only backward(); the DDP forward runs outside it"
     triggers = ("no_sync",)

@@ -14,6 +14,7 @@ from gradlint.rules.base import Finding, Rule
 
 class LogOfSoftmax(Rule):
     code = "GL501"
+    fix_applicability = "safe"
     name = "log-of-softmax"
     summary = "torch.log(softmax(x)): use log_softmax(x), which stays finite for large logits"
     triggers = ("softmax", "Softmax")
@@ -115,6 +116,7 @@ def _pass_argument(model: ModuleModel, loss, origin: Origin) -> ReplaceExpressio
 
 class SoftmaxBeforeCrossEntropy(_ActivationBeforeLoss):
     code = "GL502"
+    fix_applicability = "unsafe"
     name = "softmax-before-cross-entropy"
     summary = "cross-entropy fed probabilities (softmax output) instead of logits"
     triggers = ("softmax", "Softmax")
@@ -135,6 +137,7 @@ class SoftmaxBeforeCrossEntropy(_ActivationBeforeLoss):
 
 class SigmoidWithLogitsLoss(_ActivationBeforeLoss):
     code = "GL503"
+    fix_applicability = "unsafe"
     name = "sigmoid-with-logits-loss"
     summary = "a with-logits BCE loss fed sigmoid(x), or BCELoss(sigmoid(x)) instead of BCEWithLogitsLoss(x)"
     triggers = ("sigmoid", "Sigmoid")
