@@ -153,7 +153,9 @@ def test_gl302_and_gl305_compare_the_first_step_with_the_scale():
     small = run(backward([1, 2, 0]), step([0.25, 0.5, 0], update=(-0.025, -0.05, 0.0)), scaler_step)
     plain = run(backward([1, 2, 0]), step([1, 2, 0], update=(-0.1, -0.2, 0.0)))
     assert PREDICTIONS["GL305"].check(small, plain).passed
-    assert not PREDICTIONS["GL305"].check(plain, plain).passed
+    assert not PREDICTIONS["GL305"].check(small, small).passed
+    with pytest.raises(PredictionError):  # the bad run's scale is what the prediction divides by
+        PREDICTIONS["GL305"].check(plain, plain)
 
 
 def test_gl601_counts_the_loss_graphs_the_total_keeps():
