@@ -20,6 +20,7 @@ from gradlint.fixplan import (
     InsertStatement,
     MoveStatement,
     Position,
+    RemoveStatement,
     ReplaceExpression,
     ReplaceText,
     WrapStatements,
@@ -100,6 +101,8 @@ def _transform(text: str, operations: list) -> str:
                 moved = index.statement(source)
                 transformer.removed.add(moved)
                 transformer.place(index.statement(anchor), where, moved, carried=True)
+            case RemoveStatement(statement=position):
+                transformer.removed.add(index.statement(position))
             case InsertStatement(code=code, anchor=anchor, where=where):
                 transformer.place(index.statement(anchor), where, cst.parse_statement(code + "\n"), carried=False)
             case ReplaceExpression(expression=position, original=original, code=code):

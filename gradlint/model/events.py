@@ -262,7 +262,9 @@ class EventWalker:
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
             if method == "backward" and not _is_self(receiver):
-                self._backward(call, stmt, receiver)
+                # `torch.autograd.backward(loss)` runs on its argument
+                autograd = (frame.module.imports.qualname(receiver) or "").endswith("autograd") and call.args
+                self._backward(call, stmt, call.args[0] if autograd else receiver)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
