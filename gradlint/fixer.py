@@ -116,7 +116,7 @@ def fix_document(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPo
         failed.clear()  # the text changed: what failed before is tried again
         pairs = find(scratch, rules)
     outcome.text, outcome.fixed = scratch.text, fixed
-    outcome.remaining = [to_diagnostic(scratch, rule, finding) for rule, finding in pairs]
+    outcome.remaining = [_remaining(scratch, rule, finding, policy, failed) for rule, finding in pairs]
     outcome.failures = [
         f"{_where(scratch, rule, finding)}: {finding.code} not fixed: {failed[(finding.code, finding.span)]}"
         for rule, finding in pairs
@@ -125,6 +125,14 @@ def fix_document(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPo
     if outcome.incomplete:
         outcome.failures.append(f"{doc.path}: stopped after {len(fixed)} fixes; run `gradlint fix` again")
     return outcome
+
+
+def _remaining(doc: Document, rule: Rule, finding: Finding, policy: FixPolicy, failed) -> Diagnostic:
+    """A finding left after fixing; it offers no fix when its fix failed or is not allowed."""
+    diagnostic = to_diagnostic(doc, rule, finding)
+    if (finding.code, finding.span) in failed or not policy.allows(finding.code):
+        return replace(diagnostic, fix=None)
+    return diagnostic
 
 
 def fix_source(
