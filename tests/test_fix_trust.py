@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -205,7 +204,6 @@ def test_sarif_with_stdin_filename_carries_the_fixes(work):
 def test_reporters_never_read_the_files(work, monkeypatch):
     """The fix edits come from the run that checked the file: rendering the report after the
     file is gone still gives them."""
-    from gradlint.diagnostics import FileResult  # noqa: F401
     from gradlint.report import render
     from gradlint.config import Config
     from gradlint.runner import Task, run
