@@ -15,7 +15,7 @@ from gradlint import __version__
 from gradlint.config import ConfigError, ConfigResolver
 from gradlint.diagnostics import FileResult
 from gradlint.files import discover
-from gradlint.report import FORMATS, location, render
+from gradlint.report import FORMATS, WITH_EDITS, location, render
 from gradlint.runner import Task, run
 
 
@@ -27,7 +27,7 @@ def _color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
-def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True, unsafe=False):
+def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True, unsafe=False, edits=False):
     """What to run: every file with the configuration nearest to it. A broken pyproject.toml
     is an error for the files under it (their results say so), not for the run."""
     try:
@@ -37,9 +37,9 @@ def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True, unsafe=
             raise click.UsageError(str(error)) from None
         if stdin_filename:
             config = resolver.for_path(Path(stdin_filename).parent)
-            return [Task(stdin_filename, config, fix=fix, write=False, unsafe=unsafe, data=sys.stdin.buffer.read())]
+            return [Task(stdin_filename, config, fix=fix, write=False, unsafe=unsafe, edits=edits, data=sys.stdin.buffer.read())]
         return [
-            item if not isinstance(item, str) else Task(item, resolver.for_path(item), fix=fix, write=write, unsafe=unsafe)
+            item if not isinstance(item, str) else Task(item, resolver.for_path(item), fix=fix, write=write, unsafe=unsafe, edits=edits)
             for item in discover(paths or (".",), resolver.for_path)
         ]
     except ConfigError as error:
@@ -119,7 +119,7 @@ def main() -> None:
 @guarded
 def check(paths, select, ignore, stdin_filename, quiet, verbose, fmt, statistics, exit_zero, output_file):
     """Check PATHS (files or folders; default: the current folder)."""
-    results = run(_tasks(paths, stdin_filename, select, ignore))
+    results = run(_tasks(paths, stdin_filename, select, ignore, edits=fmt in WITH_EDITS and not statistics))
     diagnostics = [d for r in results for d in r.diagnostics]
     color = _color() and not output_file
     if statistics:

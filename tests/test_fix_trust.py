@@ -209,7 +209,7 @@ def test_reporters_never_read_the_files(work, monkeypatch):
     from gradlint.runner import Task, run
 
     (work / "train.py").write_text(CLIP_AFTER_STEP)
-    results = run([Task("train.py", Config())])
+    results = run([Task("train.py", Config(), edits=True)])
     os.unlink("train.py")
     sarif = json.loads(render("sarif", results))
     assert sarif["runs"][0]["results"][0]["fixes"]

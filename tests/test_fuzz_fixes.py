@@ -5,7 +5,8 @@ Each mutant is a training script changed by one to three mutations (delete, dupl
 lines, re-indent, rename an identifier, wrap statements in `if` / `with` / `while`, insert a
 gradient statement). For each that parses: fixing raises nothing and gives code that parses;
 fixing the result again changes nothing and fixes nothing (nothing fixed is reported again);
-no fixable finding is left unless its fix failed; no identifier is lost. Every fifth mutant is
+no fixable finding is left unless its fix failed; no identifier is lost; `check` offers a fix
+(`[*]`, answered from the ast) exactly when the fix can be computed. Every fifth mutant is
 also fixed as a notebook (one cell per top-level statement).
 
 `GRADLINT_FUZZ_MUTANTS` sets how many mutants are tried (a few hundred by default, so the
@@ -24,7 +25,7 @@ import tokenize
 from collections import Counter
 from pathlib import Path
 
-from gradlint.fixer import fix_document
+from gradlint.fixer import diagnose, fix_document
 from gradlint.fixplan import FixPolicy
 from gradlint.rules import select_rules
 from gradlint.sources.notebook import NotebookDocument
@@ -160,6 +161,10 @@ def names(text: str) -> Counter:
 def problems(doc, policy: FixPolicy, reload) -> list[str]:
     """What breaks the fixer's promises on one document (empty: none)."""
     found = []
+    marked = [(d.code, d.span, d.fix is not None) for d in diagnose(doc, RULES, policy)]
+    computed = [(d.code, d.span, d.fix is not None) for d in diagnose(doc, RULES, policy, edits=True)]
+    if marked != computed:
+        found.append(f"fix offered from the ast {marked} but computed {computed}")
     once = fix_document(doc, RULES, policy)
     if not _parses(once.text):
         return ["the fixed code does not parse"]
