@@ -385,3 +385,30 @@ def test_a_crash_outside_the_files_is_one_line(work, monkeypatch):
     assert run.exit_code == 2
     assert run.stderr.splitlines()[0] == "gradlint: internal error: RuntimeError: reporter broke"
     assert "Traceback" in gradlint("check", "-v", "train.py").stderr
+
+
+def test_a_notebook_with_the_same_loop_in_two_cells_is_fixed_in_one_run(work):
+    cells = [HEADER, CLIP_LOOP.format(n=1) + "\ntrain_1()\n", CLIP_LOOP.format(n=1) + "\ntrain_1()\n"]
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
+             "source": cell.splitlines(keepends=True)}
+            for i, cell in enumerate(cells)
+        ],
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = work / "nb.ipynb"
+    path.write_text(json.dumps(notebook, indent=1))
+    run = gradlint("fix", "nb.ipynb")
+    assert run.exit_code == 0, run.output
+    assert run.stderr.splitlines()[-1] == "Fixed 2 issues in 1 file; 0 remaining."
+    assert gradlint("check", "nb.ipynb").exit_code == 0
+
+
+def test_verify_applies_unsafe_fixes_to_the_fixtures():
+    from gradlint.verify.harness import autofix
+
+    folder = ROOT / "fixtures" / "GL201"
+    assert autofix((folder / "bad.py").read_text(), "GL201") == (folder / "fixed.py").read_text()
