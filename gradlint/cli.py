@@ -31,20 +31,17 @@ def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True, unsafe=
     """What to run: every file with the configuration nearest to it. A broken pyproject.toml
     is an error for the files under it (their results say so), not for the run."""
     try:
-        try:
-            resolver = ConfigResolver(_split(select) or None, _split(ignore))
-        except ConfigError as error:
-            raise click.UsageError(str(error)) from None
-        if stdin_filename:
-            config = resolver.for_path(Path(stdin_filename).parent)
-            return [Task(stdin_filename, config, fix=fix, write=False, unsafe=unsafe, edits=edits, data=sys.stdin.buffer.read())]
-        return [
-            item if not isinstance(item, str) else Task(item, resolver.for_path(item), fix=fix, write=write, unsafe=unsafe, edits=edits)
-            for item in discover(paths or (".",), resolver.for_path)
-        ]
+        resolver = ConfigResolver(_split(select) or None, _split(ignore))
     except ConfigError as error:
-        click.echo(f"gradlint: error: {error}", err=True)
-        sys.exit(2)
+        raise click.UsageError(str(error)) from None
+    options = dict(fix=fix, unsafe=unsafe, edits=edits)
+    if stdin_filename:
+        config = resolver.for_path(Path(stdin_filename).parent)
+        return [Task(stdin_filename, config, write=False, data=sys.stdin.buffer.read(), **options)]
+    return [
+        item if not isinstance(item, str) else Task(item, resolver.for_path(item), write=write, **options)
+        for item in discover(paths or (".",), resolver.for_path)
+    ]
 
 
 def _verbose() -> bool:
