@@ -286,41 +286,37 @@ def test_a_failed_write_is_never_reported_as_fixed(work, monkeypatch):
     assert run.stderr.count("cannot write: Operation not permitted") == 2
 
 
-def test_a_file_changed_while_fixing_is_not_overwritten(work, monkeypatch):
+def fix_while(monkeypatch, path: Path, meanwhile) -> object:
+    """`gradlint fix path`, with `meanwhile(path)` run by another process between the read and
+    the write (simulated: just after the fixes are computed)."""
     import gradlint.fixer as fixer
 
-    path = work / "train.py"
-    path.write_text(CLIP_AFTER_STEP)
     original = fixer.fix_document
 
-    def fix_while_someone_appends(*args, **kwargs):
+    def fix_and_interfere(*args, **kwargs):
         outcome = original(*args, **kwargs)
-        with open(path, "a") as handle:
-            handle.write("print('appended by the editor')\n")
+        meanwhile(path)
         return outcome
 
-    monkeypatch.setattr(fixer, "fix_document", fix_while_someone_appends)
-    run = gradlint("fix", "train.py")
+    monkeypatch.setattr(fixer, "fix_document", fix_and_interfere)
+    return gradlint("fix", path.name)
+
+
+def test_a_file_changed_while_fixing_is_not_overwritten(work, monkeypatch):
+    path = work / "train.py"
+    path.write_text(CLIP_AFTER_STEP)
+    appended = "print('appended by the editor')\n"
+    run = fix_while(monkeypatch, path, lambda p: p.write_text(p.read_text() + appended))
     assert run.exit_code == 2
-    assert path.read_text() == CLIP_AFTER_STEP + "print('appended by the editor')\n"
+    assert path.read_text() == CLIP_AFTER_STEP + appended
     assert "train.py: changed while gradlint was fixing it; run again" in run.stderr
     assert "Fixed GL101" not in run.stderr
 
 
 def test_a_file_deleted_while_fixing_is_not_recreated(work, monkeypatch):
-    import gradlint.fixer as fixer
-
     path = work / "train.py"
     path.write_text(CLIP_AFTER_STEP)
-    original = fixer.fix_document
-
-    def fix_while_deleted(*args, **kwargs):
-        outcome = original(*args, **kwargs)
-        path.unlink()
-        return outcome
-
-    monkeypatch.setattr(fixer, "fix_document", fix_while_deleted)
-    run = gradlint("fix", "train.py")
+    run = fix_while(monkeypatch, path, Path.unlink)
     assert run.exit_code == 2
     assert not path.exists()
     assert "train.py: vanished while gradlint was fixing it" in run.stderr
