@@ -62,7 +62,16 @@ class EnsureImport:
     module: str
 
 
-Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport]
+@dataclass(frozen=True)
+class ReplaceText:
+    """Replace the text from `start` to `end` (exclusive): for comments, which no tree holds."""
+
+    start: Position
+    end: Position
+    text: str
+
+
+Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport, ReplaceText]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.losses import loss_normalized
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move
 
@@ -25,16 +24,16 @@ class AccumulationWithoutLossScaling(Rule):
             if not loop.plain or accumulation is None or loop.of(Kind.GRAD_RESCALE):
                 continue
             factor = factor_text(model, accumulation.factor)
-            step = loop.of(Kind.STEP, Kind.SCALER_STEP)[0]
-            for backward in loop.of(Kind.BACKWARD):
-                if loss_normalized(model, backward.loss, backward.scope, backward.node.lineno) is not False:
+            step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[0]
+            for backward in loop.on_path(Kind.BACKWARD):
+                if backward.loss_normalized() is not False:
                     continue
                 message = (
                     f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
                     f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
                     f"of the window's gradients, `{factor}` times the gradient of the mean loss"
                 )
-                yield Finding(self.code, model.span(backward.node), message, self._fix(model, loop, backward, factor))
+                yield Finding(self.code, model.span(_where(backward)), message, self._fix(model, loop, backward, factor))
 
     @staticmethod
     def _fix(model, loop, backward, factor) -> FixPlan | None:
@@ -63,9 +62,9 @@ class ZeroGradInsideAccumulation(Rule):
             accumulation = loop.accumulation
             if not loop.plain or accumulation is None:
                 continue
-            step = loop.of(Kind.STEP, Kind.SCALER_STEP)[-1]
+            step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[-1]
             factor = f"`{factor_text(model, accumulation.factor)}`"
-            for zero in loop.of(Kind.ZERO_GRAD):
+            for zero in loop.on_path(Kind.ZERO_GRAD):
                 if zero.optimizer not in (loop.optimizer, None) or not _every_micro_batch(zero, accumulation):
                     continue
                 message = (
@@ -76,7 +75,16 @@ class ZeroGradInsideAccumulation(Rule):
                 anchor = end_of_step_run(model, loop, step)
                 operation = move(model, loop, zero, anchor, "after")
                 fix = FixPlan(f"Move {code(model, zero)} after the step", (operation,)) if operation else None
-                yield Finding(self.code, model.span(zero.node), message, fix)
+                yield Finding(self.code, model.span(zero.anchor), message, fix)
+
+
+def _where(backward):
+    """A helper that was handed the loss (`loss_scaler(loss, ...)`) is right for every caller
+    that divides: report the call that passes the raw loss."""
+    source = backward.loss_source
+    if backward.inlined and source is not None and source.scope is not backward.scope:
+        return backward.site
+    return backward.anchor
 
 
 def _every_micro_batch(zero, accumulation) -> bool:

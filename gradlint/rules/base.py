@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterator
 
 from gradlint.diagnostics import Span
 from gradlint.fixplan import FixPlan
-from gradlint.model.loops import BACKWARD_CALL
+from gradlint.model import BACKWARD_CALL
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -33,6 +33,8 @@ class Rule:
     triggers: ClassVar[tuple[str, ...]] = ("backward",)
     trigger_pattern: ClassVar[re.Pattern | None] = BACKWARD_CALL
     severity: ClassVar[str] = "error"
+    default_enabled: ClassVar[bool] = True  # False: only when selected by name (GL001)
+    needs_model: ClassVar[bool] = True  # False: the rule reads the suppression comments instead
 
     def check(self, model: "ModuleModel") -> Iterator[Finding]:
         raise NotImplementedError
