@@ -266,7 +266,11 @@ class EventWalker:
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
             if method == "backward" and not _is_self(receiver):
-                if not self._follow(call):  # a helper object's backward(loss), else a tensor's
+                # `torch.autograd.backward(loss)` runs on its argument
+                autograd = (frame.module.imports.qualname(receiver) or "").endswith("autograd") and call.args
+                if autograd:
+                    self._backward(call, stmt, call.args[0])
+                elif not self._follow(call):  # a helper object's backward(loss), else a tensor's
                     self._backward(call, stmt, receiver)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
