@@ -100,6 +100,32 @@ class TrainingLoop:
             return False
         return len(self.optimizers) == 1 or self._stepped_together()
 
+    @cached_property
+    def optimizer_phases(self) -> list["TrainingLoop"]:
+        """The loop as each optimizer sees it: itself when plain; for optimizers that take
+        turns (a GAN's generator then discriminator, each zero/backward/step), one view per
+        turn, from the previous turn's step to this one's; none when the model cannot tell."""
+        if self.plain:
+            return [self]
+        steps = self.of(*STEPS)
+        if self.of(Kind.FRAMEWORK) or len(self.optimizers) < 2:
+            return []
+        turns: list[list[Event]] = []
+        for step in steps:
+            if turns and turns[-1][-1].optimizer == step.optimizer:
+                turns[-1].append(step)
+            else:
+                turns.append([step])
+        if len(turns) != len(self.optimizers):
+            return []  # an optimizer steps in two separate turns
+        phases, start = [], -1
+        for turn in turns:
+            end = turn[-1].order
+            events = [e for e in self.events if start < e.order <= end]
+            phases.append(TrainingLoop(self.model, self.node, events))
+            start = end
+        return phases
+
     def _stepped_together(self) -> bool:
         steps = self.of(*STEPS)
         first, last = steps[0].order, steps[-1].order

@@ -58,7 +58,7 @@ class ZeroGradInsideAccumulation(Rule):
     summary = "zero_grad() runs on every micro-batch while the step waits for N of them"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
+        for loop in (phase for unit in model.loops for phase in unit.optimizer_phases):
             accumulation = loop.accumulation
             if not loop.plain or accumulation is None:
                 continue
