@@ -21,12 +21,13 @@ class AccumulationWithoutLossScaling(Rule):
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:
             accumulation = loop.accumulation
-            if not loop.plain or accumulation is None or loop.of(Kind.GRAD_RESCALE):
+            if not loop.plain or accumulation is None:
                 continue
             factor = factor_text(model, accumulation.factor)
             step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[0]
             for backward in loop.on_path(Kind.BACKWARD):
-                if backward.loss_normalized() is not False:
+                rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
+                if rescaled or backward.loss_normalized() is not False:
                     continue
                 message = (
                     f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
