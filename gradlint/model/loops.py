@@ -283,6 +283,16 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
     return any(node is inner for node in ast.walk(outer))
 
 
+def _speaks_of_batches(expr: ast.expr) -> bool:
+    words = {w for node in ast.walk(expr) for w in _identifier_words(node)}
+    return any(word.startswith(prefix) for word in words for prefix in (*MICRO_BATCH_WORDS, "batch", "mb", "bs"))
+
+
+def _identifier_words(node: ast.AST) -> list[str]:
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.lower().split("_")
+
+
 def _is_zero(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value == 0
 
@@ -313,8 +323,9 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
         args = iterable.args
         if len(args) == 1 and not (isinstance(args[0], ast.Constant) and args[0].value in (0, 1)):
             return args[0]
-        if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]):
-            # slicing: `for j in range(0, len(x), micro_bs): x[j : j + micro_bs]`
+        if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]) and _speaks_of_batches(iterable):
+            # slicing a batch: `for j in range(0, len(x), micro_bs): x[j : j + micro_bs]`
+            # (not the time steps of truncated backpropagation through time)
             return ast.Call(ast.Name("len", ast.Load()), [iterable], [])
         return None
     text = ast.unparse(iterable)
