@@ -141,7 +141,7 @@ def test_callers_and_the_roles_they_pass():
         """
     )
     train = model.functions["train"]
-    ((call, context),) = callers(model, train)
+    ((_, context),) = callers(model, train)
     assert context.scope is model.functions["main"]
     (loop,) = model.loops
     assert [e.target for e in loop.of(Kind.FORWARD)] == ["net"]
