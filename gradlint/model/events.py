@@ -102,7 +102,31 @@ class Event:
         source = self.loss_source
         if source is None:
             return None
+        passed = _passed_by_callers(source)
+        if passed is not None:  # a step function handed its loss: what do its callers pass?
+            verdicts = [loss_normalized(m, argument, scope, line) for m, argument, scope, line in passed]
+            return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
         return loss_normalized(source.module, source.expr, source.scope, source.line)
+
+
+def _passed_by_callers(source: LossSource) -> list[tuple["ModuleModel", ast.expr, ast.AST, int]] | None:
+    """The arguments callers pass for a loss that is a parameter of the function holding the
+    backward (not reassigned before it); None when it is not one."""
+    function, expr = source.scope, source.expr
+    if not (isinstance(expr, ast.Name) and isinstance(function, FUNCTION_TYPES)):
+        return None
+    if expr.id not in {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}:
+        return None
+    if source.module.scope(function).before(expr.id, source.line):
+        return None
+    callee = Callee(source.module, function, source.module.parents.enclosing_class(function))
+    passed = []
+    for call, context in callers(source.module, function):
+        argument = bind_arguments(callee, call).get(expr.id)
+        if argument is None:
+            return []  # a caller the model cannot read: cannot tell
+        passed.append((context.module, argument, context.scope, call.lineno))
+    return passed
 
 
 @dataclass

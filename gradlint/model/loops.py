@@ -61,8 +61,10 @@ class Accumulation:
             return None
         if not isinstance(target, ast.Name):
             return None
-        factor = model.source(self.factor) if hasattr(self.factor, "lineno") else ast.unparse(self.factor)
-        return f"{target.id} == {factor} - 1" if isinstance(self.factor, (ast.Name, ast.Attribute, ast.Constant)) else f"{target.id} == ({factor}) - 1"
+        factor = model.source(self.factor)  # synthetic `len(x)` nodes unparse
+        if not isinstance(self.factor, (ast.Name, ast.Attribute, ast.Constant, ast.Call)):
+            factor = f"({factor})"
+        return f"{target.id} == {factor} - 1"
 
 
 class TrainingLoop:
