@@ -53,6 +53,11 @@ def _report_errors(results: list[FileResult]) -> int:
 
 
 common = [
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
+    click.option(
+        "--cache-dir", type=click.Path(file_okay=False),
+        help="Cache folder (default .gradlint_cache; env GRADLINT_CACHE_DIR).",
+    ),
     click.option("--select", multiple=True, help="Rule codes or prefixes to enable (e.g. GL2,GL301)."),
     click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
     click.option("--stdin-filename", help="Read the source from stdin; use this name for config and reports."),
@@ -79,9 +84,11 @@ def main() -> None:
 @click.option("--statistics", is_flag=True, help="Count diagnostics per rule instead of listing them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to this file.")
-def check(paths, select, ignore, stdin_filename, quiet, fmt, statistics, exit_zero, output_file):
+def check(paths, no_cache, cache_dir, select, ignore, stdin_filename, quiet, fmt, statistics, exit_zero, output_file):
     """Check PATHS (files or folders; default: the current folder)."""
-    results = run(_tasks(paths, stdin_filename, select, ignore))
+    from gradlint.cache import open_cache
+
+    results = run(_tasks(paths, stdin_filename, select, ignore), cache=open_cache(no_cache, cache_dir))
     diagnostics = [d for r in results for d in r.diagnostics]
     color = _color() and not output_file
     if statistics:
@@ -129,8 +136,9 @@ def _emit(report: str, output_file: str | None) -> None:
 @click.argument("paths", nargs=-1, type=click.Path())
 @with_common
 @click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; write nothing.")
-def fix(paths, select, ignore, stdin_filename, quiet, diff):
-    """Fix PATHS in place (default: the current folder)."""
+def fix(paths, no_cache, cache_dir, select, ignore, stdin_filename, quiet, diff):
+    """Fix PATHS in place (default: the current folder). Fixing reads every file afresh: the
+    cache options are accepted for symmetry with `check` and change nothing."""
     results = run(_tasks(paths, stdin_filename, select, ignore, fix=True, write=not diff))
     if stdin_filename and not diff:
         result = results[0]

@@ -64,3 +64,5 @@ class FileResult:
     fix_failures: list[str] = field(default_factory=list)
     diff: str = ""
     output: bytes | None = None  # the fixed file's bytes (fix mode, when something changed)
+    digest: str | None = None  # content hash of the bytes checked (for the cache)
+    dependencies: dict[str, list] = field(default_factory=dict)  # modules whose summaries it used

@@ -8,6 +8,7 @@ from typing import Sequence
 
 from gradlint.diagnostics import Diagnostic, Span
 from gradlint.model import ModuleModel
+from gradlint.model.project import ProjectContext
 from gradlint.rules import Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
 from gradlint.sources.python import PythonDocument
@@ -32,8 +33,9 @@ def parse(doc: Document) -> ast.Module:
         raise SourceError(f"cannot parse: {type(error).__name__}") from None
 
 
-def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
-    """Unsuppressed findings of `rules` on the document's virtual module, in source order."""
+def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = None) -> list[tuple[Rule, Finding]]:
+    """Unsuppressed findings of `rules` on the document's virtual module, in source order;
+    `project` lets the model look into the other modules of the file's project."""
     matched: dict[object, bool] = {}  # rules share patterns: search each once
 
     def may_fire(rule: Rule) -> bool:
@@ -47,7 +49,7 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
     active = [r for r in rules if may_fire(r)]
     if not active:
         return []
-    model = ModuleModel(parse(doc), doc.text)
+    model = ModuleModel(parse(doc), doc.text, project)
     seen, found = set(), []
     for rule in active:
         try:
@@ -82,11 +84,11 @@ def to_diagnostic(doc: Document, rule: Rule, finding: Finding) -> Diagnostic:
     )
 
 
-def check_document(doc: Document, rules: Sequence[Rule]) -> list[Diagnostic]:
+def check_document(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = None) -> list[Diagnostic]:
     """Diagnostics of `rules` on `doc`, mapped to the file's own positions, suppressions applied.
 
     Raises SourceError for a module that does not parse, InternalError when a rule crashes."""
-    return [to_diagnostic(doc, rule, finding) for rule, finding in find(doc, rules)]
+    return [to_diagnostic(doc, rule, finding) for rule, finding in find(doc, rules, project)]
 
 
 def check_source(text: str, path: str = "<stdin>.py", select: Sequence[str] | None = None) -> list[Diagnostic]:

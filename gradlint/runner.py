@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from gradlint.config import Config
 from gradlint.diagnostics import FileResult
 from gradlint.files import Missing, read_bytes, write_atomic
 from gradlint.linter import InternalError, check_document
+from gradlint.model.project import content_hash, forget_projects, project_context
 from gradlint.sources import SourceError, load_document
+
+if TYPE_CHECKING:
+    from gradlint.cache import Cache
 
 POOL_THRESHOLD = 64  # below this many files, starting workers costs more than it saves
 
@@ -22,11 +26,20 @@ class Task:
     fix: bool = False
     write: bool = True  # False: compute the diff only (`fix --diff`, stdin)
     data: bytes | None = None  # stdin contents
+    cache_dir: str | None = None  # where module summaries are cached (None: not cached)
 
 
-def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileResult]:
+def run(tasks: Sequence[Task | Missing], jobs: int | None = None, cache: "Cache | None" = None) -> list[FileResult]:
+    """Results in the order of `tasks`; with a `cache`, unchanged files are not checked again."""
     missing = [FileResult(t.path, error=t.reason) for t in tasks if isinstance(t, Missing)]
     work = [t for t in tasks if isinstance(t, Task)]
+    forget_projects()
+    if cache is not None:
+        return missing + cache.run(work, lambda todo: _run(todo, jobs))
+    return missing + _run(work, jobs)
+
+
+def _run(work: list[Task], jobs: int | None) -> list[FileResult]:
     workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
     if workers > 1 and len(work) >= POOL_THRESHOLD:
         from concurrent.futures import ProcessPoolExecutor
@@ -35,7 +48,7 @@ def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileRe
             results = list(pool.map(process, work, chunksize=max(1, len(work) // (workers * 8))))
     else:
         results = [process(task) for task in work]
-    return missing + results
+    return results
 
 
 def process(task: Task) -> FileResult:
@@ -45,8 +58,11 @@ def process(task: Task) -> FileResult:
         data = task.data if task.data is not None else read_bytes(task.path)
         document = load_document(task.path, data)
         rules = task.config.rules_for(task.path)
+        project = project_context(task.path, task.cache_dir) if task.data is None else None
         if not task.fix:
-            result.diagnostics = check_document(document, rules)
+            result.diagnostics = check_document(document, rules, project)
+            if task.cache_dir is not None:
+                result.digest, result.dependencies = content_hash(data), project.used if project else {}
             return result
         from gradlint.fixer import fix_document
 

@@ -13,6 +13,7 @@ from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import ImportTable
+from gradlint.model.project import ProjectContext
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope
 
@@ -30,9 +31,10 @@ __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role
 class ModuleModel:
     """Everything rules may ask about one module: roles, training loops, source text."""
 
-    def __init__(self, tree: ast.Module, text: str):
+    def __init__(self, tree: ast.Module, text: str, project: ProjectContext | None = None):
         self.tree = tree
         self.text = text
+        self.project = project  # the other modules of its project; None for stdin
         self._scopes: dict[int, Scope] = {}
         self._memo: dict[tuple, object] = {}
         self._methods: dict[int, dict[str, ast.FunctionDef]] = {}

@@ -1,0 +1,360 @@
+"""The project a checked file belongs to (DESIGN §2.3): its root, its modules, how names
+imported from them resolve, and who calls a function with what.
+
+Everything here is lazy and bounded: a module is read and summarised only when a checked file
+imports it or may call into it, at most MAX_MODULES of them per project, and the caller index
+parses only modules whose text names the function's module and the function (a cheap test).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import warnings
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from gradlint.model.roles import Role
+from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, read_imports, summarize
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+
+ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+SKIPPED_FOLDERS = frozenset({
+    "__pycache__", "build", "dist", "node_modules", "site-packages", "venv", "env", "__pypackages__",
+    "_build", "wandb", "outputs", "logs",
+})
+MAX_MODULES = 96  # summaries made per project and process
+MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
+MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
+MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
+
+
+class SummaryStore(Protocol):
+    """Where summaries are kept between runs (gradlint.cache), keyed by content hash."""
+
+    def get_summary(self, digest: str) -> ModuleSummary | None: ...
+
+    def put_summary(self, digest: str, summary: ModuleSummary) -> None: ...
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def find_root(path: Path) -> Path | None:
+    """The nearest folder at or above `path`'s folder holding a project marker."""
+    folder = path.parent if not path.is_dir() else path
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A function or class of a project module, found by resolving a name."""
+
+    path: Path
+    names: tuple[str, ...]  # ("train_one_epoch",) or ("Trainer", "step")
+    summary: FunctionSummary | ClassSummary
+
+
+class Project:
+    """The modules under one root. `flat` projects (no marker found: the file's folder) are
+    not walked below their folder."""
+
+    def __init__(self, root: Path, flat: bool = False, store: SummaryStore | None = None):
+        self.root = root.resolve()
+        self.flat = flat
+        self.store = store
+        self._summaries: dict[Path, tuple[str, ModuleSummary] | None] = {}
+        self._stamps: dict[Path, list] = {}  # path -> [mtime_ns, size, content hash] as read
+        self._files: list[Path] | None = None
+        self._callers: dict[Path, dict[str, list[tuple[Path, CallSite]]]] = {}
+        self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
+
+    # -- modules ------------------------------------------------------------------------------
+
+    def contains(self, path: Path) -> bool:
+        return path == self.root or self.root in path.parents
+
+    def module_file(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
+        """The project file a name imported as (`module`, `level`) followed by `names` lives in,
+        and the names left inside that file: the longest module path that is a file wins."""
+        key = (importer.parent, module, level, tuple(names))
+        if key not in self._located:
+            self._located[key] = self._locate(importer, module, level, names)
+        return self._located[key]
+
+    def _locate(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
+        parts = [p for p in module.split(".") if p] + names
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = list(dict.fromkeys([importer.parent, self.root, self.root / "src"]))
+        for base in bases:
+            for length in range(len(parts), 0, -1):
+                stem = base.joinpath(*parts[:length])
+                for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
+                    if candidate.is_file() and self.contains(candidate):
+                        return candidate, parts[length:]
+        return None
+
+    def summary(self, path: Path) -> tuple[str, ModuleSummary] | None:
+        """(content hash, summary) of a project module; None when it cannot be read or parsed,
+        or when the project's budget of summaries is spent."""
+        path = path.resolve()
+        if path in self._summaries:
+            return self._summaries[path]
+        found = None
+        if len(self._summaries) < MAX_MODULES:
+            try:
+                with open(path, "rb") as handle:
+                    info = os.fstat(handle.fileno())
+                    data = handle.read()
+            except OSError:
+                data = None
+            found = self._summarize(path, data) if data is not None else None
+            if found is not None:
+                self._stamps[path] = [info.st_mtime_ns, info.st_size, found[0]]
+        self._summaries[path] = found
+        return found
+
+    def _summarize(self, path: Path, data: bytes) -> tuple[str, ModuleSummary] | None:
+        digest = content_hash(data)
+        cached = self.store.get_summary(digest) if self.store else None
+        if cached is not None:
+            return digest, cached
+        from gradlint.model import ModuleModel
+        from gradlint.sources import SourceError
+        from gradlint.sources.python import PythonDocument
+
+        try:
+            text = PythonDocument.from_bytes(str(path), data).text
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+            summary = summarize(ModuleModel(tree, text))
+        except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if self.store:
+            self.store.put_summary(digest, summary)
+        return digest, summary
+
+    def resolve(self, importer: Path, imports: dict, name: str, depth: int = 0) -> Symbol | None:
+        """The project function or class `name` (dotted, as written in `importer`) refers to,
+        through `importer`'s imports (a summary's); None for anything outside the project."""
+        head, *rest = name.split(".")
+        imported = imports.get(head)
+        if imported is None or depth > MAX_REEXPORTS:
+            return None
+        names = ([imported.name] if imported.name else []) + rest
+        if not imported.name and not imported.level:  # `import pkg.engine as e`: the module itself
+            located = self.module_file(importer, imported.module, 0, rest)
+        else:
+            located = self.module_file(importer, imported.module, imported.level, names)
+        if located is None or not located[1]:
+            return None
+        path, inner = located
+        summarized = self.summary(path)
+        if summarized is None:
+            return None
+        module = summarized[1]
+        symbol = module.symbol(inner)
+        if symbol is not None:
+            return Symbol(path.resolve(), tuple(inner), symbol)
+        if inner[0] in module.imports:  # re-exported: `from .engine import train_one_epoch`
+            return self.resolve(path, module.imports, ".".join(inner), depth + 1)
+        return None
+
+    # -- the caller index ---------------------------------------------------------------------
+
+    def files(self) -> list[Path]:
+        if self._files is None:
+            self._files = list(_python_files(self.root, self.flat))
+        return self._files
+
+    def callers(self, path: Path) -> dict[str, list[tuple[Path, CallSite]]]:
+        """Call sites in other project modules of the functions of module `path`, by function
+        name (`Class.method` for methods). Only modules whose text names `path`'s module are
+        parsed, at most MAX_CALLER_FILES of them."""
+        path = path.resolve()
+        if path not in self._callers:
+            self._callers[path] = self._index_callers(path)
+        return self._callers[path]
+
+    def _index_callers(self, path: Path) -> dict[str, list[tuple[Path, CallSite]]]:
+        word = (path.parent.name if path.name == "__init__.py" else path.stem).encode()
+        index: dict[str, list[tuple[Path, CallSite]]] = {}
+        parsed = 0
+        for candidate in self.files():
+            if candidate == path or parsed >= MAX_CALLER_FILES:
+                continue
+            try:
+                data = candidate.read_bytes()
+            except OSError:
+                continue
+            if word not in data or b"import" not in data:
+                continue
+            parsed += 1
+            summarized = self.summary(candidate)
+            if summarized is None:
+                continue
+            module = summarized[1]
+            for site in module.calls:
+                symbol = self.resolve(candidate, module.imports, site.callee)
+                if symbol is not None and symbol.path == path:
+                    index.setdefault(".".join(symbol.names), []).append((candidate, site))
+        return index
+
+    def stamp(self, path: Path) -> list | None:
+        """[mtime_ns, size, content hash] of a module as it was read for its summary."""
+        return self._stamps.get(path.resolve())
+
+
+def _python_files(root: Path, flat: bool):
+    count = 0
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [] if flat else sorted(
+            d for d in subfolders
+            if not d.startswith(".") and d not in SKIPPED_FOLDERS and not d.endswith(".egg-info")
+        )
+        for name in sorted(names):
+            if name.endswith(".py"):
+                count += 1
+                if count > MAX_PROJECT_FILES:
+                    return
+                yield Path(folder, name)
+
+
+ROLE_VALUES = {role.value: role for role in Role}
+
+
+@dataclass(frozen=True)
+class CallerContext:
+    """What the callers of a step function do around their calls of it."""
+
+    callers: int
+    zero_grad: bool  # some caller's loop clears the gradients
+    scaler_step: bool
+    scaler_update: bool
+    step: bool
+    per_micro_batch: bool  # some caller runs it per micro-batch and steps behind a boundary
+    under_no_sync: bool
+
+
+class ProjectContext:
+    """One checked file's view of its project: resolve what it calls, learn from its callers,
+    and remember which modules' summaries were used (a cached result depends on them). The
+    project is found on first use: most checked files never ask."""
+
+    def __init__(self, path: Path, store: SummaryStore | None = None, project: Project | None = None):
+        self._given_path = path
+        self._store = store
+        self._project = project
+        self.used: dict[str, list] = {}  # path -> [mtime_ns, size, content hash] of each summary used
+        self._own: ModuleSummary | None = None
+
+    @cached_property
+    def path(self) -> Path:
+        return self._given_path.resolve()
+
+    @cached_property
+    def project(self) -> Project | None:
+        return self._project or project_for(str(self.path), self._store)
+
+    def _note(self, path: Path) -> None:
+        recorded = self.project.stamp(path) if self.project else None
+        if recorded is not None and path != self.path:
+            self.used[str(path)] = recorded
+
+    def own_summary(self, model: "ModuleModel") -> ModuleSummary:
+        if self._own is None:
+            self._own = ModuleSummary(imports=read_imports(model.statements))
+        return self._own
+
+    def callee(self, model: "ModuleModel", name: str) -> Symbol | None:
+        """The project function or class a dotted name of the checked module refers to."""
+        if self.project is None:
+            return None
+        symbol = self.project.resolve(self.path, self.own_summary(model).imports, name)
+        if symbol is not None:
+            self._note(symbol.path)
+        return symbol
+
+    def _sites(self, function: str) -> list[tuple[Path, CallSite]]:
+        sites = self.project.callers(self.path).get(function, []) if self.project else []
+        for path, _ in sites:
+            self._note(path)
+        return sites
+
+    def argument_roles(self, function: str, params: tuple[str, ...]) -> dict[str, Role]:
+        """Roles callers give the parameters of `function` (`Class.method` for methods): a
+        parameter gets a role when some caller passes an object of that role and no caller
+        passes one of another role."""
+        seen: dict[str, set[str | None]] = {}
+        for _, site in self._sites(function):
+            for key, role in site.arguments:
+                param = params[key] if isinstance(key, int) and key < len(params) else key
+                if isinstance(param, str):
+                    seen.setdefault(param, set()).add(role)
+        found = {}
+        for param, roles in seen.items():
+            known = roles - {None}
+            if len(known) == 1:
+                found[param] = ROLE_VALUES[known.pop()]
+        return found
+
+    def caller_context(self, function: str) -> CallerContext | None:
+        sites = [site for _, site in self._sites(function)]
+        if not sites:
+            return None
+        return CallerContext(
+            callers=len(sites),
+            zero_grad=any("ZERO_GRAD" in s.loop_kinds for s in sites),
+            scaler_step=any("SCALER_STEP" in s.loop_kinds for s in sites),
+            scaler_update=any("SCALER_UPDATE" in s.loop_kinds for s in sites),
+            step=any("STEP" in s.loop_kinds for s in sites),
+            per_micro_batch=any(s.per_micro_batch for s in sites),
+            under_no_sync=any(s.under_no_sync for s in sites),
+        )
+
+
+_PROJECTS: dict[tuple[Path, bool], Project] = {}
+
+
+def project_for(path: str, store: SummaryStore | None = None) -> Project | None:
+    """The project of a file on disk (one Project per root and process); None for paths that
+    are not files (stdin). A file with no project marker above it is a project of its folder."""
+    file = Path(path)
+    if not file.is_file():
+        return None
+    file = file.resolve()
+    root = find_root(file)
+    key = (root or file.parent, root is None)
+    if key not in _PROJECTS:
+        _PROJECTS[key] = Project(key[0], flat=key[1], store=store)
+    return _PROJECTS[key]
+
+
+def forget_projects() -> None:
+    """Start a run afresh: files may have changed since the last run of this process."""
+    _PROJECTS.clear()
+
+
+def project_context(path: str, cache_dir: str | None = None) -> ProjectContext | None:
+    """The checked file's view of its project, with summaries cached under `cache_dir`."""
+    store = None
+    if cache_dir is not None:
+        from gradlint.cache import SummaryCache
+
+        store = SummaryCache(Path(cache_dir))
+    return ProjectContext(Path(path), store)
