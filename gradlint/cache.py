@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -25,6 +26,7 @@ from gradlint.model.summaries import ModuleSummary
 
 CACHE_DIR_NAME = ".gradlint_cache"
 RESULTS_FORMAT = 1
+RACY_NS = 2_000_000_000
 Stamp = tuple[int, int]  # (mtime_ns, size)
 
 
@@ -132,8 +134,8 @@ class Cache(SummaryCache):
             return
         self.entries[os.path.abspath(path)] = {
             "settings": settings,
-            "file": [*file_stamp, result.digest],
-            "dependencies": dict(result.dependencies),
+            "file": _settled([*file_stamp, result.digest]),
+            "dependencies": {dep: _settled(recorded) for dep, recorded in result.dependencies.items()},
             "diagnostics": [_plain(d) for d in result.diagnostics],
             "error": result.error,
         }
@@ -156,6 +158,13 @@ class Cache(SummaryCache):
 
 def settings_key(codes: list[str]) -> str:
     return ",".join(codes)
+
+
+def _settled(recorded: list) -> list:
+    """A file modified in the last seconds may change again within the file system's clock
+    tick, keeping its stamp: such a file is compared by content next time (as git does)."""
+    mtime, size, digest = recorded
+    return [mtime, size, digest] if mtime < time.time_ns() - RACY_NS else [0, -1, digest]
 
 
 def _unchanged(path: str, recorded: list) -> bool:

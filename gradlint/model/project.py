@@ -12,7 +12,7 @@ import ast
 import hashlib
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -50,7 +50,7 @@ def find_root(path: Path) -> Path | None:
     """The nearest folder at or above `path`'s folder holding a project marker."""
     folder = path.parent if not path.is_dir() else path
     for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+        if any((candidate / marker).is_file() for marker in ROOT_MARKERS[:3]) or (candidate / ".git").exists():
             return candidate
     return None
 
@@ -212,8 +212,22 @@ class Project:
             for site in module.calls:
                 symbol = self.resolve(candidate, module.imports, site.callee)
                 if symbol is not None and symbol.path == path:
+                    site = replace(site, arguments=tuple(self._argument_roles(candidate, module, site)))
                     index.setdefault(".".join(symbol.names), []).append((candidate, site))
         return index
+
+    def _argument_roles(self, path: Path, module: ModuleSummary, site: CallSite):
+        """A call site's arguments, with roles the project's functions return filled in."""
+        for key, role, producer in site.arguments:
+            if role is None and producer is not None:
+                role = self.returned_role(path, module.imports, producer)
+            yield key, role, producer
+
+    def returned_role(self, importer: Path, imports: dict, callee: str) -> str | None:
+        """The role of what a project function returns (`build_optimizer(...)` -> optimizer)."""
+        symbol = self.resolve(importer, imports, callee)
+        returns = symbol.summary.returns if symbol and isinstance(symbol.summary, FunctionSummary) else ()
+        return returns[0] if len(returns) == 1 else None
 
     def stamp(self, path: Path) -> list | None:
         """[mtime_ns, size, content hash] of a module as it was read for its summary."""
@@ -302,7 +316,7 @@ class ProjectContext:
         passes one of another role."""
         seen: dict[str, set[str | None]] = {}
         for _, site in self._sites(function):
-            for key, role in site.arguments:
+            for key, role, _ in site.arguments:
                 param = params[key] if isinstance(key, int) and key < len(params) else key
                 if isinstance(param, str):
                     seen.setdefault(param, set()).add(role)

@@ -86,7 +86,10 @@ class CallSite:
     callee: str  # as written: `engine.train_one_epoch`, `t`
     line: int
     caller: str | None  # the enclosing function (`Class.method`), None at module level
-    arguments: tuple[tuple[int | str, str | None], ...] = ()  # (position or keyword, role)
+    # (position or keyword, role, producer): `producer` is the callee, as written, whose result
+    # the argument was assigned from when its role is not known here (`wrap_model` of
+    # `model = wrap_model(model)`): the project may know what that returns.
+    arguments: tuple[tuple[int | str, str | None, str | None], ...] = ()
     loop_kinds: tuple[str, ...] = ()  # kinds of the events of the loop around the call
     per_micro_batch: bool = False  # the loop steps behind a boundary the call is not behind
     under_no_sync: bool = False
@@ -286,7 +289,11 @@ def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
 
 
 def _call_site(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, callee: str) -> CallSite:
-    arguments = tuple((key, _role_of_value(model, argument)) for key, argument in _arguments(call))
+    arguments = tuple(
+        (key, role, None if role else _producer(model, stmt, argument))
+        for key, argument in _arguments(call)
+        for role in [_role_of_value(model, argument)]
+    )
     chain = model.parents.chain(stmt)
     loop = next((s for s in chain[1:] if isinstance(s, LOOPS)), None)
     kinds: tuple[str, ...] = ()
@@ -304,6 +311,18 @@ def _call_site(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, callee: str
         isinstance(e, ast.Call) and (dotted(e.func) or "").endswith(("no_sync", "no_backward_sync")) for e in with_items
     )
     return CallSite(callee, call.lineno, _caller_name(model, stmt), arguments, kinds, per_micro_batch, under_no_sync)
+
+
+def _producer(model: "ModuleModel", stmt: ast.stmt, argument: ast.expr) -> str | None:
+    """The callee of `x = callee(...)`, the last assignment of the argument `x` before `stmt`."""
+    if isinstance(argument, ast.Call):
+        return dotted(argument.func)
+    name = dotted(argument)
+    if name is None:
+        return None
+    earlier = model.scope(model.parents.scope_of(stmt)).before(name, stmt.lineno)
+    value = getattr(earlier[-1], "value", None) if earlier else None
+    return dotted(value.func) if isinstance(value, ast.Call) else None
 
 
 def _caller_name(model: "ModuleModel", stmt: ast.stmt) -> str | None:

@@ -1,0 +1,255 @@
+"""The project model (DESIGN §2.3): root, import resolution, summaries and the caller index,
+on small projects laid out the way training repositories are."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from gradlint.model.project import Project, ProjectContext, find_root
+from gradlint.model.roles import Role
+from gradlint.model.summaries import ModuleSummary
+
+ENGINE = """
+import math
+
+import torch
+
+
+def train_one_epoch(model, loader, optimizer, accum_steps=4, clip=None):
+    model.train()
+    for step, (images, targets) in enumerate(loader):
+        outputs = model(images)
+        loss = torch.nn.functional.cross_entropy(outputs, targets)
+        loss.backward()
+        if (step + 1) % accum_steps == 0:
+            if clip:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def train_step(model, batch, optimizer, scaler):
+    with torch.autocast("cuda"):
+        loss = model(**batch).loss
+    scaler.scale(loss).backward()
+    return loss.detach()
+
+
+def build_optimizer(model, lr, weight_decay=0.05):
+    decay = [p for p in model.parameters() if p.ndim > 1]
+    rest = [p for p in model.parameters() if p.ndim <= 1]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": rest}], lr=lr)
+
+
+def evaluate(model, loader):
+    return math.fsum(float(model(x).argmax(-1).eq(y).float().mean()) for x, y in loader)
+"""
+
+UTILS = """
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+def backward_step(loss, optimizer, max_norm=1.0):
+    loss.backward()
+
+
+def backward_averaged(loss, accum_steps):
+    loss = loss / accum_steps
+    loss.backward()
+
+
+def wrap_model(model, rank):
+    return DistributedDataParallel(model.to(rank), device_ids=[rank])
+"""
+
+MAIN = """
+import argparse
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import engine
+from engine import build_optimizer
+
+
+def main(args):
+    dist.init_process_group("nccl")
+    model = torch.nn.Linear(8, 2).cuda()
+    model = DDP(model, device_ids=[args.local_rank])
+    optimizer = build_optimizer(model, args.lr)
+    for epoch in range(args.epochs):
+        engine.train_one_epoch(model, loader, optimizer, accum_steps=args.accum)
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def resolve(project: Project, importer: Path, name: str):
+    summarized = project.summary(importer)
+    assert summarized is not None
+    return project.resolve(importer, summarized[1].imports, name)
+
+
+def test_root_is_the_nearest_folder_with_a_marker(tmp_path):
+    for index, marker in enumerate(("pyproject.toml", "setup.py", "setup.cfg", ".git")):
+        folder = tmp_path / f"repo{index}"
+        (folder / "pkg" / "sub").mkdir(parents=True)
+        (folder / marker).mkdir() if marker == ".git" else (folder / marker).write_text("")
+        (folder / "pkg" / "sub" / "train.py").write_text("")
+        assert find_root(folder / "pkg" / "sub" / "train.py") == folder
+    (tmp_path / "plain" / "setup.py").mkdir(parents=True)  # a folder named like a marker is none
+    (tmp_path / "plain" / "train.py").write_text("")
+    assert find_root(tmp_path / "plain" / "train.py") != tmp_path / "plain"
+
+
+def test_script_style_imports_of_sibling_modules(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN})
+    project = Project(root)
+    symbol = resolve(project, root / "main.py", "engine.train_one_epoch")
+    assert symbol.path == (root / "engine.py").resolve() and symbol.names == ("train_one_epoch",)
+    assert resolve(project, root / "main.py", "build_optimizer").summary.returns == ("optimizer",)
+    # torch, argparse and names nobody imported stay unknown
+    assert resolve(project, root / "main.py", "torch.optim.AdamW") is None
+    assert resolve(project, root / "main.py", "argparse.ArgumentParser") is None
+    assert resolve(project, root / "main.py", "main") is None
+
+
+def test_src_layout_package_with_relative_imports_and_reexports(tmp_path):
+    root = write(tmp_path, {
+        "setup.cfg": "",
+        "src/trainer/__init__.py": "from .engine import train_one_epoch\n",
+        "src/trainer/engine.py": ENGINE + "\nfrom . import utils\n",
+        "src/trainer/utils.py": UTILS,
+        "src/trainer/cli/run.py": """
+            from trainer.engine import train_one_epoch as t
+            from trainer import train_one_epoch
+            from ..utils import wrap_model
+            import trainer.engine
+            from trainer import engine as eng
+        """,
+    })
+    project = Project(root)
+    run = root / "src/trainer/cli/run.py"
+    engine = (root / "src/trainer/engine.py").resolve()
+    assert resolve(project, run, "t").path == engine
+    assert resolve(project, run, "train_one_epoch").path == engine  # through the package's __init__
+    assert resolve(project, run, "trainer.engine.train_step").names == ("train_step",)
+    assert resolve(project, run, "eng.evaluate").names == ("evaluate",)
+    assert resolve(project, run, "wrap_model").summary.returns == ("ddp model",)
+    helper = resolve(project, root / "src/trainer/engine.py", "utils.backward_step")
+    assert helper.path == (root / "src/trainer/utils.py").resolve()
+
+
+def test_function_summaries_say_what_functions_do_to_gradients(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "utils.py": UTILS})
+    project = Project(root)
+    utils = project.summary(root / "utils.py")[1].functions
+    [backward] = utils["backward_step"].events
+    assert (backward.kind, backward.loss_param, backward.normalized) == ("BACKWARD", "loss", None)
+    [averaged] = utils["backward_averaged"].events
+    assert (averaged.loss_param, averaged.normalized) == (None, True)
+    assert utils["wrap_model"].returns == ("ddp model",)
+
+    engine = project.summary(root / "engine.py")[1].functions
+    epoch = engine["train_one_epoch"]
+    assert [e.kind for e in epoch.events] == ["BACKWARD", "CLIP", "STEP", "ZERO_GRAD"]
+    assert epoch.trains_inside and epoch.called_params == ("model",)
+    step = {e.kind: e for e in epoch.events}["STEP"]
+    assert step.boundary and step.in_loop and step.target == "optimizer"
+    assert {e.kind: e for e in epoch.events}["BACKWARD"].normalized is False
+    scaled = engine["train_step"].events[0]
+    assert (scaled.kind, scaled.scaler, scaled.in_loop) == ("BACKWARD", "scaler", False)
+    assert not engine["train_step"].trains_inside
+    assert engine["evaluate"].events == ()
+    assert ("lr", "torch.optim.AdamW", "lr") in engine["build_optimizer"].passes
+
+
+def test_summaries_survive_json(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN, "utils.py": UTILS})
+    project = Project(root)
+    for name in ("engine.py", "main.py", "utils.py"):
+        summary = project.summary(root / name)[1]
+        assert ModuleSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
+
+
+def test_caller_index_gives_parameters_the_roles_callers_pass(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN,
+        "tools/eval_only.py": "from engine import evaluate\nevaluate(net, val_loader)\n",
+    })
+    context = ProjectContext(root / "engine.py", project=Project(root))
+    roles = context.argument_roles("train_one_epoch", ("model", "loader", "optimizer", "accum_steps", "clip"))
+    assert roles == {"model": Role.DDP_MODEL, "optimizer": Role.OPTIMIZER}
+    assert context.argument_roles("evaluate", ("model", "loader")) == {}
+    assert str((root / "main.py").resolve()) in context.used  # a cached result depends on main.py
+
+
+def test_callers_passing_different_roles_give_none(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN,
+        "single_gpu.py": """
+            import torch
+            from engine import train_one_epoch
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            scaler = torch.amp.GradScaler("cuda")
+            train_one_epoch(model, loader, scaler)
+        """,
+    })
+    context = ProjectContext(root / "engine.py", project=Project(root))
+    roles = context.argument_roles("train_one_epoch", ("model", "loader", "optimizer"))
+    assert roles == {"model": Role.DDP_MODEL}  # optimizer in main.py, a scaler here: cannot tell
+
+
+def test_caller_context_of_a_step_function(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "engine.py": ENGINE,
+        "train.py": """
+            import torch
+            from engine import train_step
+
+            scaler = torch.amp.GradScaler("cuda")
+            optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+            for i, batch in enumerate(loader):
+                train_step(model, batch, optimizer, scaler)
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad(set_to_none=True)
+        """,
+    })
+    context = ProjectContext(root / "engine.py", project=Project(root))
+    caller = context.caller_context("train_step")
+    assert caller.callers == 1 and caller.zero_grad and caller.scaler_step and caller.scaler_update
+    assert caller.per_micro_batch and not caller.under_no_sync
+    assert context.caller_context("build_optimizer") is None
+
+
+def test_caller_index_parses_only_modules_that_name_the_module(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN,
+        "data/augment.py": "import random\n\ndef flip(x):\n    return x[::-1]\n",
+        "models/vit.py": "import torch\n\nclass ViT(torch.nn.Module):\n    pass\n",
+        "broken.py": "def (:\n",
+    })
+    project = Project(root)
+    assert set(project.callers(root / "engine.py")) == {"build_optimizer", "train_one_epoch"}
+    parsed = {path.relative_to(root.resolve()).as_posix() for path in project._summaries}
+    assert parsed == {"main.py", "engine.py"}
+
+
+def test_flat_project_is_its_folder_only(tmp_path):
+    write(tmp_path, {"scripts/engine.py": ENGINE, "scripts/main.py": MAIN, "scripts/old/main.py": MAIN})
+    project = Project(tmp_path / "scripts", flat=True)
+    assert [p.name for p in project.files()] == ["engine.py", "main.py"]
+    context = ProjectContext(tmp_path / "scripts" / "engine.py", project=project)
+    assert context.argument_roles("train_one_epoch", ("model",)) == {"model": Role.DDP_MODEL}
