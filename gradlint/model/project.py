@@ -22,7 +22,9 @@ from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Mo
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
+    from gradlint.model.callees import Callee, CallContext
 
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 SKIPPED_FOLDERS = frozenset({
     "__pycache__", "build", "dist", "node_modules", "site-packages", "venv", "env", "__pypackages__",
@@ -77,6 +79,7 @@ class Project:
         self._files: list[Path] | None = None
         self._callers: dict[Path, dict[str, list[tuple[Path, CallSite]]]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
+        self._models: dict[Path, ModuleModel | None] = {}
 
     # -- modules ------------------------------------------------------------------------------
 
@@ -108,46 +111,54 @@ class Project:
                         return candidate, parts[length:]
         return None
 
+    def _read(self, path: Path) -> bytes | None:
+        """A module's bytes, its stamp noted (a cached result that used it depends on it)."""
+        try:
+            with open(path, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                data = handle.read()
+        except OSError:
+            return None
+        self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
+        return data
+
     def summary(self, path: Path) -> tuple[str, ModuleSummary] | None:
         """(content hash, summary) of a project module; None when it cannot be read or parsed,
         or when the project's budget of summaries is spent."""
         path = path.resolve()
-        if path in self._summaries:
-            return self._summaries[path]
-        found = None
-        if len(self._summaries) < MAX_MODULES:
-            try:
-                with open(path, "rb") as handle:
-                    info = os.fstat(handle.fileno())
-                    data = handle.read()
-            except OSError:
-                data = None
-            found = self._summarize(path, data) if data is not None else None
-            if found is not None:
-                self._stamps[path] = [info.st_mtime_ns, info.st_size, found[0]]
-        self._summaries[path] = found
-        return found
+        if path not in self._summaries:
+            data = self._read(path) if len(self._summaries) < MAX_MODULES else None
+            self._summaries[path] = self._summarize(path, data) if data is not None else None
+        return self._summaries[path]
 
     def _summarize(self, path: Path, data: bytes) -> tuple[str, ModuleSummary] | None:
-        digest = content_hash(data)
+        digest = self._stamps[path][2]
         cached = self.store.get_summary(digest) if self.store else None
         if cached is not None:
             return digest, cached
-        from gradlint.model import ModuleModel
-        from gradlint.sources import SourceError
-        from gradlint.sources.python import PythonDocument
-
-        try:
-            text = PythonDocument.from_bytes(str(path), data).text
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text)
-            summary = summarize(ModuleModel(tree, text))
-        except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        model = _parse(path, data)
+        if model is None:
             return None
+        summary = summarize(model)
         if self.store:
             self.store.put_summary(digest, summary)
         return digest, summary
+
+    def model(self, path: Path) -> "ModuleModel | None":
+        """The live model of a project module, parsed once per process, with its own view of
+        the project (so calls are followed from it too); None past the budget or on bad input."""
+        path = path.resolve()
+        if path not in self._models:
+            data = self._read(path) if len(self._models) < MAX_MODULES else None
+            model = _parse(path, data) if data is not None else None
+            if model is not None:
+                model.project = ProjectContext(path, project=self)
+            self._models[path] = model
+        return self._models[path]
+
+    def adopt(self, path: Path, model: "ModuleModel") -> None:
+        """The checked module's own model: callers found elsewhere must resolve to its nodes."""
+        self._models.setdefault(path, model)
 
     def resolve(self, importer: Path, imports: dict, name: str, depth: int = 0) -> Symbol | None:
         """The project function or class `name` (dotted, as written in `importer`) refers to,
@@ -234,6 +245,20 @@ class Project:
         return self._stamps.get(path.resolve())
 
 
+def _parse(path: Path, data: bytes) -> "ModuleModel | None":
+    from gradlint.model import ModuleModel
+    from gradlint.sources import SourceError
+    from gradlint.sources.python import PythonDocument
+
+    try:
+        text = PythonDocument.from_bytes(str(path), data).text
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ModuleModel(ast.parse(text), text)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def _python_files(root: Path, flat: bool):
     count = 0
     for folder, subfolders, names in os.walk(root):
@@ -289,6 +314,94 @@ class ProjectContext:
         recorded = self.project.stamp(path) if self.project else None
         if recorded is not None and path != self.path:
             self.used[str(path)] = recorded
+
+    # -- the callee seam (gradlint/model/callees.py: ProjectResolver) ---------------------------
+
+    def function(self, module: "ModuleModel", qualname: str) -> "Callee | None":
+        """The project function (or method `Class.method`) an imported dotted name designates."""
+        from gradlint.model.callees import Callee
+
+        found = self._definition(module, qualname)
+        if found is None or isinstance(found[1], ast.ClassDef):
+            return None
+        return Callee(*found)
+
+    def class_def(self, module: "ModuleModel", qualname: str) -> "tuple[ModuleModel, ast.ClassDef] | None":
+        found = self._definition(module, qualname)
+        return (found[0], found[1]) if found is not None and isinstance(found[1], ast.ClassDef) else None
+
+    def gradient_names(self, module: "ModuleModel") -> set[str]:
+        """Local names of `module` bound to project functions or modules that touch gradients."""
+        names = set()
+        for local, qualname in module.imports.aliases.items():
+            located = self._locate(module, qualname)
+            target = self.project.model(located[0]) if located is not None else None
+            if target is None:
+                continue
+            inner = located[1]
+            if not inner:
+                touches = any(target.touches_gradients(f) for f in target.functions.values())
+            else:
+                node = target.functions.get(inner[0]) or target.classes.get(inner[0])
+                touches = node is not None and any(
+                    target.touches_gradients(f) for f in ([node] if not isinstance(node, ast.ClassDef) else target.methods(node).values())
+                )
+            if touches:
+                self._note(located[0])
+                names.add(local)
+        return names
+
+    def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
+        """Calls of `function` (of the module this context belongs to) in other project
+        modules: only modules whose summary shows a call of it are parsed."""
+        from gradlint.model.callees import CallContext, resolve_callee
+
+        if self.project is None or not isinstance(function, FUNCTIONS):
+            return []
+        self.project.adopt(self.path, module)
+        cls = module.parents.enclosing_class(function)
+        name = f"{cls.name}.{function.name}" if cls else function.name
+        found = []
+        for path in dict.fromkeys(path for path, _ in self.project.callers(self.path).get(name, ())):
+            caller = self.project.model(path)
+            if caller is None:
+                continue
+            for call, scope in caller.calls_named(function.name):
+                context = CallContext(caller, scope, caller.parents.enclosing_class(scope))
+                callee = resolve_callee(caller, call, context)
+                if callee is not None and callee.function is function:
+                    self._note(path)
+                    found.append((call, context))
+        return found
+
+    def _locate(self, module: "ModuleModel", qualname: str) -> tuple[Path, list[str]] | None:
+        if self.project is None:
+            return None
+        self.project.adopt(self.path, module)
+        level = len(qualname) - len(qualname.lstrip("."))
+        return self.project.module_file(self.path, "", level, qualname.lstrip(".").split("."))
+
+    def _definition(self, module: "ModuleModel", qualname: str, depth: int = 0):
+        """(module model, function or class node, class of a method) of a dotted name."""
+        located = self._locate(module, qualname)
+        if located is None or not located[1]:
+            return None
+        path, inner = located
+        target = self.project.model(path)
+        if target is None:
+            return None
+        self._note(path)
+        node = target.functions.get(inner[0]) or target.classes.get(inner[0])
+        if node is None:
+            alias = target.imports.aliases.get(inner[0])  # re-exported by a package's __init__
+            if alias is None or depth >= MAX_REEXPORTS:
+                return None
+            return target.project._definition(target, ".".join([alias, *inner[1:]]), depth + 1)
+        if len(inner) == 1:
+            return target, node, None
+        if len(inner) == 2 and isinstance(node, ast.ClassDef) and inner[1] in target.methods(node):
+            return target, target.methods(node)[inner[1]], node
+        return None
 
     def own_summary(self, model: "ModuleModel") -> ModuleSummary:
         if self._own is None:
