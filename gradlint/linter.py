@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from typing import Sequence
 
@@ -13,6 +14,9 @@ from gradlint.rules import Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
 from gradlint.sources.python import PythonDocument
 from gradlint.suppression import suppressed
+
+
+STEP_CALL = re.compile(r"\.step\s*\(")
 
 
 class InternalError(Exception):
@@ -47,6 +51,9 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
         return matched[pattern]
 
     active = [r for r in rules if may_fire(r)]
+    if not active and project is not None and STEP_CALL.search(doc.text) and project.imports_backward(doc.text):
+        # a loop that steps here may run backward() in a helper of another project module
+        active = [r for r in rules if r.trigger_pattern is Rule.trigger_pattern]  # the loop rules
     if not active:
         return []
     model = ModuleModel(parse(doc), doc.text, project)

@@ -6,6 +6,7 @@ import ast
 import bisect
 import re
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from gradlint.diagnostics import Span
 from gradlint.fixplan import Position
@@ -13,9 +14,11 @@ from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import ImportTable
-from gradlint.model.project import ProjectContext
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope
+
+if TYPE_CHECKING:
+    from gradlint.model.callees import ProjectResolver
 
 def _slice_bytes(line: str, start: int, end: int | None) -> str:
     """ast columns are UTF-8 byte offsets."""
@@ -31,10 +34,11 @@ __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role
 class ModuleModel:
     """Everything rules may ask about one module: roles, training loops, source text."""
 
-    def __init__(self, tree: ast.Module, text: str, project: ProjectContext | None = None):
+    def __init__(self, tree: ast.Module, text: str, project: "ProjectResolver | None" = None):
         self.tree = tree
         self.text = text
-        self.project = project  # the other modules of its project; None for stdin
+        # Answers for names imported from other modules of the project (DESIGN §2.3).
+        self.project = project
         self._scopes: dict[int, Scope] = {}
         self._memo: dict[tuple, object] = {}
         self._methods: dict[int, dict[str, ast.FunctionDef]] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import re
 import warnings
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -34,6 +35,9 @@ MAX_MODULES = 96  # summaries made per project and process
 MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
+BACKWARD_CALL_BYTES = re.compile(rb"(?<!def )backward\s*\(")
+# `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
+IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t(]+([\w \t,]+)|import[ \t]+([\w.]+))", re.M)
 
 
 class SummaryStore(Protocol):
@@ -80,6 +84,7 @@ class Project:
         self._callers: dict[Path, dict[str, list[tuple[Path, CallSite]]]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
+        self._backward: dict[Path, bool] = {}
 
     # -- modules ------------------------------------------------------------------------------
 
@@ -155,6 +160,13 @@ class Project:
                 model.project = ProjectContext(path, project=self)
             self._models[path] = model
         return self._models[path]
+
+    def calls_backward(self, path: Path) -> bool:
+        path = path.resolve()
+        if path not in self._backward:
+            data = self._read(path)
+            self._backward[path] = data is not None and BACKWARD_CALL_BYTES.search(data) is not None
+        return self._backward[path]
 
     def adopt(self, path: Path, model: "ModuleModel") -> None:
         """The checked module's own model: callers found elsewhere must resolve to its nodes."""
@@ -331,7 +343,8 @@ class ProjectContext:
         return (found[0], found[1]) if found is not None and isinstance(found[1], ast.ClassDef) else None
 
     def gradient_names(self, module: "ModuleModel") -> set[str]:
-        """Local names of `module` bound to project functions or modules that touch gradients."""
+        """Local names of `module` bound to project functions or modules that touch gradients,
+        and the names of those functions in the modules (`backward_step` of `utils.backward_step`)."""
         names = set()
         for local, qualname in module.imports.aliases.items():
             located = self._locate(module, qualname)
@@ -339,8 +352,10 @@ class ProjectContext:
             if target is None:
                 continue
             inner = located[1]
-            if not inner:
-                touches = any(target.touches_gradients(f) for f in target.functions.values())
+            if not inner:  # a module: `utils.backward_step(...)` is spelled with the function's name
+                touching = {f.name for f in target.functions.values() if target.touches_gradients(f)}
+                names |= touching
+                touches = bool(touching)
             else:
                 node = target.functions.get(inner[0]) or target.classes.get(inner[0])
                 touches = node is not None and any(
@@ -349,6 +364,24 @@ class ProjectContext:
             if touches:
                 self._note(located[0])
                 names.add(local)
+        return names | self._ddp_parameters(module)
+
+    def _ddp_parameters(self, module: "ModuleModel") -> set[str]:
+        """Parameters that callers in other modules pass a DDP model for: calling them is a
+        forward that synchronises gradients (`model(images)` in `train_one_epoch(model, ...)`)."""
+        if self.project is None:
+            return set()
+        names = set()
+        for name, sites in self.project.callers(self.path).items():
+            function = module.functions.get(name)
+            if function is None:
+                continue
+            params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+            for _, site in sites:
+                for key, role, _ in site.arguments:
+                    param = params[key] if isinstance(key, int) and key < len(params) else key
+                    if role == Role.DDP_MODEL.value and isinstance(param, str):
+                        names.add(param)
         return names
 
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
@@ -362,11 +395,13 @@ class ProjectContext:
         cls = module.parents.enclosing_class(function)
         name = f"{cls.name}.{function.name}" if cls else function.name
         found = []
-        for path in dict.fromkeys(path for path, _ in self.project.callers(self.path).get(name, ())):
+        sites = self.project.callers(self.path).get(name, ())
+        # each caller once, under the name it calls the function by (`t` for `import ... as t`)
+        for path, spelled in dict.fromkeys((path, site.callee.rsplit(".", 1)[-1]) for path, site in sites):
             caller = self.project.model(path)
             if caller is None:
                 continue
-            for call, scope in caller.calls_named(function.name):
+            for call, scope in caller.calls_named(spelled):
                 context = CallContext(caller, scope, caller.parents.enclosing_class(scope))
                 callee = resolve_callee(caller, call, context)
                 if callee is not None and callee.function is function:
@@ -402,6 +437,29 @@ class ProjectContext:
         if len(inner) == 2 and isinstance(node, ast.ClassDef) and inner[1] in target.methods(node):
             return target, target.methods(node)[inner[1]], node
         return None
+
+    # -- the trigger ----------------------------------------------------------------------------
+
+    def imports_backward(self, text: str) -> bool:
+        """Whether a project module that `text` imports from calls backward(): a loop that
+        steps here may run it through a helper (`backward_step(loss, optimizer)`). Read off
+        the import lines, before any parse: this decides whether the file is parsed at all."""
+        if self.project is None:
+            return False
+        found = False
+        for match in IMPORT_LINE.finditer(text):
+            module, names, plain = match.groups()
+            if plain:
+                targets = [(plain, [])]
+            else:
+                targets = [(module, [name.split()[0]]) for name in names.split(",") if name.strip()]
+            for dotted_module, inner in targets:
+                level = len(dotted_module) - len(dotted_module.lstrip("."))
+                located = self.project.module_file(self.path, dotted_module.lstrip("."), level, inner)
+                if located is not None and self.project.calls_backward(located[0]):
+                    self._note(located[0])
+                    found = True
+        return found
 
     def own_summary(self, model: "ModuleModel") -> ModuleSummary:
         if self._own is None:
