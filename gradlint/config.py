@@ -1,4 +1,5 @@
-"""`[tool.gradlint]` in the nearest pyproject.toml: select, ignore, per-file-ignores, exclude."""
+"""`[tool.gradlint]` in the nearest pyproject.toml: select, ignore, per-file-ignores, exclude,
+fixable, unfixable."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
+from gradlint.fixplan import FixPolicy
 from gradlint.rules import Rule, select_rules, unknown_selectors
 
 if sys.version_info >= (3, 11):
@@ -29,6 +31,9 @@ class Config:
     exclude: tuple[str, ...] = ()
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None  # the pyproject.toml it came from
+    fixable: tuple[str, ...] | None = None  # rules whose fixes are offered (None: all)
+    unfixable: tuple[str, ...] = ()
+    error: str | None = None  # a broken [tool.gradlint]: an error for the files under it only
 
     def with_overrides(self, select: Sequence[str] | None, ignore: Sequence[str]) -> "Config":
         for selectors in (select or (), ignore):
@@ -48,6 +53,11 @@ class Config:
             if _glob_match(relative, pattern):
                 ignored.extend(codes)
         return select_rules(self.select, ignored)
+
+    def fix_policy(self, unsafe: bool = False) -> FixPolicy:
+        if self.fixable is None and not self.unfixable:
+            return FixPolicy(unsafe=unsafe)
+        return FixPolicy(unsafe, frozenset(r.code for r in select_rules(self.fixable, self.unfixable)))
 
     def excluded(self, path: str) -> bool:
         relative = self.relative(path)
@@ -89,7 +99,7 @@ def load_config(start: Path) -> Config:
         table = tomllib.loads(pyproject.read_text()).get("tool", {}).get("gradlint", {})
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{pyproject}: cannot read [tool.gradlint]: {error}") from None
-    known = {"select", "ignore", "per-file-ignores", "exclude"}
+    known = {"select", "ignore", "per-file-ignores", "exclude", "fixable", "unfixable"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{pyproject}: unknown [tool.gradlint] option(s): {', '.join(unknown)}")
@@ -101,6 +111,8 @@ def load_config(start: Path) -> Config:
         ignore=_codes(pyproject, "ignore", table.get("ignore", [])),
         per_file_ignores={glob: _codes(pyproject, f"per-file-ignores.{glob}", codes) for glob, codes in per_file.items()},
         exclude=_strings(pyproject, "exclude", table.get("exclude", [])),
+        fixable=_codes(pyproject, "fixable", table["fixable"]) if "fixable" in table else None,
+        unfixable=_codes(pyproject, "unfixable", table.get("unfixable", [])),
         root=pyproject.parent,
         source=pyproject,
     )
@@ -123,9 +135,17 @@ class ConfigResolver:
         if directory not in self._by_directory:
             source = find_pyproject(directory)
             if source not in self._by_source:
-                self._by_source[source] = load_config(directory).with_overrides(self.select, self.ignore)
+                self._by_source[source] = self._load(directory, source)
             self._by_directory[directory] = self._by_source[source]
         return self._by_directory[directory]
+
+    def _load(self, directory: Path, source: Path | None) -> Config:
+        """A broken [tool.gradlint] is an error for the files under it, not for the run."""
+        try:
+            return load_config(directory).with_overrides(self.select, self.ignore)
+        except ConfigError as error:
+            root = source.parent if source is not None else directory
+            return Config(root=root, source=source, error=str(error))
 
 
 def _strings(pyproject: Path, option: str, value) -> tuple[str, ...]:

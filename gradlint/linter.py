@@ -88,14 +88,15 @@ def to_diagnostic(doc: Document, rule: Rule, finding: Finding) -> Diagnostic:
         applicability=finding.fix.applicability if finding.fix else "safe",
         source_line=doc.source_line(finding.span.line),
         url=rule.url,
+        file_line=doc.file_line(cell, span.line),
     )
 
 
-def check_document(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = None) -> list[Diagnostic]:
+def check_document(doc: Document, rules: Sequence[Rule]) -> list[Diagnostic]:
     """Diagnostics of `rules` on `doc`, mapped to the file's own positions, suppressions applied.
 
     Raises SourceError for a module that does not parse, InternalError when a rule crashes."""
-    return [to_diagnostic(doc, rule, finding) for rule, finding in find(doc, rules, project)]
+    return [to_diagnostic(doc, rule, finding) for rule, finding in find(doc, rules)]
 
 
 def check_source(text: str, path: str = "<stdin>.py", select: Sequence[str] | None = None) -> list[Diagnostic]:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from gradlint.config import Config
 from gradlint.diagnostics import FileResult
-from gradlint.files import Missing, read_bytes, write_atomic
-from gradlint.linter import InternalError, check_document
+from gradlint.files import Missing, WriteError, read_bytes, write_fixed
+from gradlint.linter import InternalError
 from gradlint.model.project import content_hash, forget_projects, project_context
 from gradlint.sources import SourceError, load_document
 
@@ -25,6 +25,7 @@ class Task:
     config: Config
     fix: bool = False
     write: bool = True  # False: compute the diff only (`fix --diff`, stdin)
+    unsafe: bool = False  # apply unsafe fixes too (`fix --unsafe-fixes`)
     data: bytes | None = None  # stdin contents
     cache_dir: str | None = None  # where module summaries are cached (None: not cached)
 
@@ -55,28 +56,49 @@ def process(task: Task) -> FileResult:
     """Check (or fix) one file; every failure becomes a one-line error on its result."""
     result = FileResult(task.path, output=task.data)  # stdin: echo the source unless fixed
     try:
+        if task.config.error:
+            result.error, result.config_error = task.config.error, True
+            return result
         data = task.data if task.data is not None else read_bytes(task.path)
         document = load_document(task.path, data)
         rules = task.config.rules_for(task.path)
+        policy = task.config.fix_policy(unsafe=task.unsafe)
         project = project_context(task.path, task.cache_dir) if task.data is None else None
+        from gradlint.fixer import diagnose, fix_document
+
         if not task.fix:
-            result.diagnostics = check_document(document, rules, project)
+            result.diagnostics = diagnose(document, rules, policy, project)
             if task.cache_dir is not None:
                 result.digest, result.dependencies = content_hash(data), project.used if project else {}
             return result
-        from gradlint.fixer import fix_document
-
-        outcome = fix_document(document, rules)
+        outcome = fix_document(document, rules, policy, project)
         result.diagnostics, result.fixed, result.fix_failures = outcome.remaining, outcome.fixed, outcome.failures
         if outcome.changed:
             result.diff = document.diff(outcome.text)
             result.output = document.render(outcome.text)
             if task.write and task.data is None:
-                write_atomic(task.path, result.output)
+                _write(result, data, outcome.before)
     except (SourceError, InternalError) as error:
         result.error = str(error)
-    except OSError as error:
-        result.error = f"cannot write: {error.strerror or error}"
+        result.detail = _traceback(error) if isinstance(error, InternalError) else None
     except Exception as error:  # never a traceback wall: one line, and the run goes on
         result.error = f"internal error: {type(error).__name__}: {error}"
+        result.detail = _traceback(error)
     return result
+
+
+def _write(result: FileResult, original: bytes, before: list) -> None:
+    """Write the fixed file; when that fails nothing counts as fixed and the file's findings
+    are those it had as read."""
+    try:
+        write_fixed(result.path, result.output, original)
+    except WriteError as error:
+        result.error = str(error)
+        result.fixed, result.fix_failures, result.diagnostics = [], [], before
+        result.diff, result.output = "", None
+
+
+def _traceback(error: BaseException) -> str:
+    import traceback
+
+    return "".join(traceback.format_exception(type(error), error, error.__traceback__))

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from gradlint.model.events import STEPS, Event, EventWalker, Kind
-from gradlint.model.guards import Guard
+from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, EventWalker, Kind
+from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-BACKWARD_CALL = re.compile(r"(?<!def )backward\s*\(")  # a call, not an autograd Function's def
 MICRO_BATCH_WORDS = ("micro", "chunk", "split", "accum", "shard")
 
 
@@ -30,6 +29,30 @@ class Accumulation:
     factor: ast.expr
     guard: Guard | None = None
     inner_loop: ast.For | None = None
+
+    def boundary_test(self, model: "ModuleModel", block: list[ast.stmt], first: ast.stmt) -> str | None:
+        """Source of a test true on the window's last micro-batch, valid where `first` stands
+        in `block`; None when the model cannot write one (the counter moves in between, the
+        micro-batch loop has no index)."""
+        guard = self.guard
+        if guard is not None:
+            counters = guard.boundary.counters
+            start = block.index(first)
+            guard_stmt = next((s for s in block[start:] if _contains(s, guard.node)), None)
+            stop = block.index(guard_stmt) if guard_stmt is not None else len(block)
+            if any(assigns_any(s, counters) for s in block[start:stop]):
+                return None
+            return model.source(guard.test) if guard.holds else negated_source(guard.test)
+        loop = self.inner_loop
+        target = loop.target
+        if isinstance(target, ast.Tuple) and _called(loop.iter, "enumerate"):
+            target = target.elts[0]
+        elif not _called(loop.iter, "range") or len(loop.iter.args) != 1:
+            return None
+        if not isinstance(target, ast.Name):
+            return None
+        factor = model.source(self.factor) if hasattr(self.factor, "lineno") else ast.unparse(self.factor)
+        return f"{target.id} == {factor} - 1" if isinstance(self.factor, (ast.Name, ast.Attribute, ast.Constant)) else f"{target.id} == ({factor}) - 1"
 
 
 class TrainingLoop:
@@ -57,6 +80,22 @@ class TrainingLoop:
     def plain(self) -> bool:
         """Gradients are managed by this code alone: one optimizer, no framework doing it."""
         return self.optimizer is not None and not self.of(Kind.FRAMEWORK)
+
+    @cached_property
+    def controls_sync(self) -> bool:
+        """Gradient sync is switched on the loop's path: a NO_SYNC event in it or a helper it
+        calls, or a `with` whose context manager was made from one before the loop
+        (`sync_context = model.no_sync if ddp else nullcontext`)."""
+        if self.of(Kind.NO_SYNC):
+            return True
+        seen: set[int] = set()
+        for event in self.events:
+            for context in event.contexts:
+                if id(context) not in seen:
+                    seen.add(id(context))
+                    if _made_from_sync_control(event.module or self.model, event.scope, context):
+                        return True
+        return False
 
     @cached_property
     def accumulation(self) -> Accumulation | None:
@@ -91,6 +130,49 @@ class TrainingLoop:
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
 
 
+def _made_from_sync_control(model: "ModuleModel", scope: ast.AST, context: ast.expr) -> bool:
+    """`with ctx:` / `with ctx():` where the function assigned `ctx` from a sync switch."""
+    target = context.func if isinstance(context, ast.Call) else context
+    name = dotted(target)
+    if name is None:
+        return False
+    values = [getattr(s, "value", None) for s in model.scope(scope).assignments.get(name, ())]
+    return any(
+        isinstance(node, ast.Attribute) and node.attr in NO_SYNC_ATTRIBUTES
+        for value in values if value is not None for node in ast.walk(value)
+    )
+
+
+def assigns_any(stmt: ast.stmt, names: frozenset[str]) -> bool:
+    """Whether `stmt` (or a statement inside it) assigns one of the dotted `names`."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            targets = [node.target]
+        else:
+            continue
+        if any(dotted(t) in names for t in targets):
+            return True
+    return False
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return any(node is inner for node in ast.walk(outer))
+
+
+def _is_zero(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 0
+
+
+def _is_one(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 1
+
+
+def _called(expr: ast.expr, name: str) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
+
+
 def _common_boundary(steps: list[Event]) -> Guard | None:
     guards = [s.boundary_guard for s in steps]
     first = guards[0]
@@ -98,16 +180,20 @@ def _common_boundary(steps: list[Event]) -> Guard | None:
 
 
 def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
-    """N of `for _ in range(N)`; `len(x)` of a loop over micro-batches `x`; else None."""
+    """N of `for _ in range(N)`; `len(x)` of a loop over micro-batches `x` (or over the
+    slices `range(0, len(x), micro_bs)`); else None."""
     if not isinstance(loop, ast.For):
         return None
     iterable = loop.iter
     if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate":
         iterable = iterable.args[0] if iterable.args else iterable
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
+    if _called(iterable, "range"):
         args = iterable.args
         if len(args) == 1 and not (isinstance(args[0], ast.Constant) and args[0].value in (0, 1)):
             return args[0]
+        if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]):
+            # slicing: `for j in range(0, len(x), micro_bs): x[j : j + micro_bs]`
+            return ast.Call(ast.Name("len", ast.Load()), [iterable], [])
         return None
     text = ast.unparse(iterable)
     if any(word in text.lower() for word in MICRO_BATCH_WORDS):
@@ -126,16 +212,14 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
 
 
 def _candidates(model: "ModuleModel"):
-    """Loops and functions that can reach a backward call: holding one, or a call of a local
-    function or method that holds one. Others are not walked at all."""
-    backward_lines = [model.line_at(m.start()) for m in BACKWARD_CALL.finditer(model.text)]
-    if not backward_lines:
+    """Loops and functions that can reach a backward call: holding one, or a call of a helper
+    that reaches one (at any depth). Others are not walked at all."""
+    backward_lines = model.backward_lines
+    # with no backward() call of its own, only the project's helpers can run one
+    helpers = model.backward_helper_names if backward_lines or model.project is not None else set()
+    if not backward_lines and not helpers:
         return  # autograd Functions define backward() but never call it
     units = [n for n in model.statements if isinstance(n, LOOPS + FUNCTIONS)]
-    helpers = {
-        n.name for n in units
-        if isinstance(n, FUNCTIONS) and any(n.lineno <= line <= n.end_lineno for line in backward_lines)
-    }
     helper_calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, helpers))) if helpers else None
     lines = sorted({
         *backward_lines,

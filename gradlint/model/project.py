@@ -169,8 +169,9 @@ class Project:
         return self._backward[path]
 
     def adopt(self, path: Path, model: "ModuleModel") -> None:
-        """The checked module's own model: callers found elsewhere must resolve to its nodes."""
-        self._models.setdefault(path, model)
+        """The checked module's own model (the latest text, when fixes re-lint it): callers
+        found elsewhere must resolve to its nodes."""
+        self._models[path] = model
 
     def resolve(self, importer: Path, imports: dict, name: str, depth: int = 0) -> Symbol | None:
         """The project function or class `name` (dotted, as written in `importer`) refers to,

@@ -7,7 +7,6 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.losses import loss_normalized
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move
 
@@ -27,14 +26,14 @@ class AccumulationWithoutLossScaling(Rule):
             factor = factor_text(model, accumulation.factor)
             step = loop.of(Kind.STEP, Kind.SCALER_STEP)[0]
             for backward in loop.of(Kind.BACKWARD):
-                if loss_normalized(model, backward.loss, backward.scope, backward.node.lineno) is not False:
+                if backward.loss_normalized() is not False:
                     continue
                 message = (
                     f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
                     f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
                     f"of the window's gradients, `{factor}` times the gradient of the mean loss"
                 )
-                yield Finding(self.code, model.span(backward.node), message, self._fix(model, loop, backward, factor))
+                yield Finding(self.code, model.span(_where(backward)), message, self._fix(model, loop, backward, factor))
 
     @staticmethod
     def _fix(model, loop, backward, factor) -> FixPlan | None:
@@ -48,7 +47,9 @@ class AccumulationWithoutLossScaling(Rule):
         # As the receiver of `.backward()` the quotient needs parentheses; as an argument not.
         receiver = isinstance(backward.node.func, ast.Attribute) and backward.node.func.value is loss
         replacement = f"({divided})" if receiver else divided
-        return FixPlan(f"Divide the loss by `{factor}`", (ReplaceExpression(model.position(loss), model.source(loss), replacement),))
+        # unsafe (DESIGN §2.2): every update becomes N times smaller than the run was tuned with
+        operation = ReplaceExpression(model.position(loss), model.source(loss), replacement)
+        return FixPlan(f"Divide the loss by `{factor}`", (operation,), applicability="unsafe")
 
 
 class ZeroGradInsideAccumulation(Rule):
@@ -74,7 +75,16 @@ class ZeroGradInsideAccumulation(Rule):
                 anchor = end_of_step_run(model, loop, step)
                 operation = move(model, loop, zero, anchor, "after")
                 fix = FixPlan(f"Move {code(model, zero)} after the step", (operation,)) if operation else None
-                yield Finding(self.code, model.span(zero.node), message, fix)
+                yield Finding(self.code, model.span(zero.anchor), message, fix)
+
+
+def _where(backward):
+    """A helper that was handed the loss (`loss_scaler(loss, ...)`) is right for every caller
+    that divides: report the call that passes the raw loss."""
+    source = backward.loss_source
+    if backward.inlined and source is not None and source.scope is not backward.scope:
+        return backward.site
+    return backward.anchor
 
 
 def _every_micro_batch(zero, accumulation) -> bool:

@@ -27,7 +27,7 @@ class ClipWithoutUnscale(Rule):
                 if not scaled or not steps or unscaled:
                     continue
                 scaler, step = scaled[-1].scaler, steps[0]
-                optimizer = model.source(step.node.args[0]) if step.node.args else loop.optimizer
+                optimizer = step.optimizer or loop.optimizer
                 message = (
                     f"{code(model, clip)} clips gradients still multiplied by the loss scale of "
                     f"`{scaler}`: the threshold acts on scaled values, so the true gradients are "
@@ -35,7 +35,7 @@ class ClipWithoutUnscale(Rule):
                     f"call `{scaler}.unscale_({optimizer})` first"
                 )
                 late = [e for e in related if e.kind is Kind.UNSCALE and clip.order < e.order < step.order]
-                yield Finding(self.code, model.span(clip.node), message, self._fix(model, loop, clip, scaler, optimizer, late))
+                yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, loop, clip, scaler, optimizer, late))
 
     @staticmethod
     def _fix(model, loop, clip, scaler, optimizer, late_unscales) -> FixPlan | None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterator
 
 from gradlint.diagnostics import Span
 from gradlint.fixplan import FixPlan
-from gradlint.model.loops import BACKWARD_CALL
+from gradlint.model import BACKWARD_CALL
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel

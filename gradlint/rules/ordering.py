@@ -30,7 +30,7 @@ class ClipAfterStep(Rule):
                 )
                 operation = move(model, loop, clip, step.stmt, "before")
                 fix = FixPlan(f"Move the clip before {code(model, step)}", (operation,)) if operation else None
-                yield Finding(self.code, model.span(clip.node), message, fix)
+                yield Finding(self.code, model.span(clip.anchor), message, fix)
 
 
 def _last_step_before(loop, clip):

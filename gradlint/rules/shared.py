@@ -12,12 +12,18 @@ STEP_RUN = (Kind.STEP, Kind.SCALER_STEP, Kind.SCALER_UPDATE, Kind.SCHED_STEP)
 
 def code(model: ModuleModel, event: Event) -> str:
     """How the user wrote the call, short: `optimizer.step()`, `clip_grad_norm_(...)`."""
-    node = event.node
+    written = _written(event.module or model, event.node)
+    if event.anchor is not event.node:
+        return f"{written} (in `{model.source(event.anchor.func)}(...)`)"
+    return written
+
+
+def _written(module: ModuleModel, node: ast.AST) -> str:
     if isinstance(node, ast.Call):
-        func = model.source(node.func)
-        inner = model.source(node.args[0]) if len(node.args) == 1 and not node.keywords else "..."
+        func = module.source(node.func)
+        inner = module.source(node.args[0]) if len(node.args) == 1 and not node.keywords else "..."
         return f"`{func}({inner if node.args or node.keywords else ''})`"
-    return f"`{model.source(node)}`"
+    return f"`{module.source(node)}`"
 
 
 def contains(outer: ast.AST, inner: ast.AST) -> bool:

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from gradlint.diagnostics import Edit, Span
 from gradlint.sources.document import Document, SourceError, split_lines
 from gradlint.sources.ipython import PYTHON, foreign_cell_magic, mask_cell
-from gradlint.sources.json_spans import Style, source_spans
+from gradlint.sources.json_spans import Style, item_starts, source_spans
 
 __all__ = ["NotebookDocument"]
 
@@ -129,6 +129,15 @@ class NotebookDocument(Document):
         _validate(notebook)
         return cls(path, data, raw, notebook, bom)
 
+    @classmethod
+    def from_cells(cls, path: str, cells: list[dict], metadata: dict | None = None) -> "NotebookDocument":
+        """A notebook held in memory as cells (an editor's, an IPython session's), read without
+        a JSON round trip; `cells` are nbformat cell dicts (`cell_type`, `source`, `metadata`).
+        Its file text is made only if a fix asks for it (`render`)."""
+        notebook = {"cells": cells, "metadata": metadata or {}, "nbformat": 4, "nbformat_minor": 5}
+        _validate(notebook)
+        return cls(path, b"", "", notebook, False)
+
     def _build(self) -> None:
         cells = self.notebook["cells"]
         text_parts: list[str] = []
@@ -180,6 +189,16 @@ class NotebookDocument(Document):
         cell, line, column = self._position(span.line, span.column)
         _, end_line, end_column = self._position(span.end_line, span.end_column, cell)
         return cell.number, Span(line, column, end_line, end_column)
+
+    def file_line(self, cell: int | None, line: int) -> int | None:
+        """The line of the .ipynb text holding the cell's line: exact when the source is stored
+        one JSON string per line (as Jupyter writes it), else where the source starts."""
+        spans = self._source_spans()
+        if cell is None or not 0 < cell <= len(spans) or spans[cell - 1] is None:
+            return None
+        starts = item_starts(self.raw, spans[cell - 1][0])
+        offset = starts[min(max(line, 1), len(starts)) - 1]
+        return self.raw.count("\n", 0, offset) + 1
 
     def source_line(self, line: int) -> str:
         if 1 <= line <= len(self._lines):
@@ -248,6 +267,9 @@ class NotebookDocument(Document):
 
     def render(self, new_text: str) -> bytes:
         sources = self.new_sources(new_text)
+        if not self.raw:  # made from cells: serialise once, as Jupyter writes notebooks
+            self.raw = json.dumps(self.notebook, indent=1, ensure_ascii=False) + "\n"
+            self.data = self.raw.encode("utf-8", "surrogatepass")
         if not sources:
             return self.data
         spans = self._source_spans()
