@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from gradlint.model.roles import Role
-from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, read_imports, summarize
+from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, summarize
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -37,7 +37,9 @@ MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
 BACKWARD_CALL_BYTES = re.compile(rb"(?<!def )backward\s*\(")
 # `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
-IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t(]+([\w \t,]+)|import[ \t]+([\w.]+))", re.M)
+IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]+))|import[ \t]+([\w.]+))", re.M
+)
 
 
 class SummaryStore(Protocol):
@@ -287,22 +289,6 @@ def _python_files(root: Path, flat: bool):
                 yield Path(folder, name)
 
 
-ROLE_VALUES = {role.value: role for role in Role}
-
-
-@dataclass(frozen=True)
-class CallerContext:
-    """What the callers of a step function do around their calls of it."""
-
-    callers: int
-    zero_grad: bool  # some caller's loop clears the gradients
-    scaler_step: bool
-    scaler_update: bool
-    step: bool
-    per_micro_batch: bool  # some caller runs it per micro-batch and steps behind a boundary
-    under_no_sync: bool
-
-
 class ProjectContext:
     """One checked file's view of its project: resolve what it calls, learn from its callers,
     and remember which modules' summaries were used (a cached result depends on them). The
@@ -313,7 +299,6 @@ class ProjectContext:
         self._store = store
         self._project = project
         self.used: dict[str, list] = {}  # path -> [mtime_ns, size, content hash] of each summary used
-        self._own: ModuleSummary | None = None
 
     @cached_property
     def path(self) -> Path:
@@ -449,11 +434,12 @@ class ProjectContext:
             return False
         found = False
         for match in IMPORT_LINE.finditer(text):
-            module, names, plain = match.groups()
+            module, parenthesized, names, plain = match.groups()
+            names = parenthesized or names
             if plain:
                 targets = [(plain, [])]
             else:
-                targets = [(module, [name.split()[0]]) for name in names.split(",") if name.strip()]
+                targets = [(module, [name.split()[0]]) for name in names.replace("\n", " ").split(",") if name.strip()]
             for dotted_module, inner in targets:
                 level = len(dotted_module) - len(dotted_module.lstrip("."))
                 located = self.project.module_file(self.path, dotted_module.lstrip("."), level, inner)
@@ -461,57 +447,6 @@ class ProjectContext:
                     self._note(located[0])
                     found = True
         return found
-
-    def own_summary(self, model: "ModuleModel") -> ModuleSummary:
-        if self._own is None:
-            self._own = ModuleSummary(imports=read_imports(model.statements))
-        return self._own
-
-    def callee(self, model: "ModuleModel", name: str) -> Symbol | None:
-        """The project function or class a dotted name of the checked module refers to."""
-        if self.project is None:
-            return None
-        symbol = self.project.resolve(self.path, self.own_summary(model).imports, name)
-        if symbol is not None:
-            self._note(symbol.path)
-        return symbol
-
-    def _sites(self, function: str) -> list[tuple[Path, CallSite]]:
-        sites = self.project.callers(self.path).get(function, []) if self.project else []
-        for path, _ in sites:
-            self._note(path)
-        return sites
-
-    def argument_roles(self, function: str, params: tuple[str, ...]) -> dict[str, Role]:
-        """Roles callers give the parameters of `function` (`Class.method` for methods): a
-        parameter gets a role when some caller passes an object of that role and no caller
-        passes one of another role."""
-        seen: dict[str, set[str | None]] = {}
-        for _, site in self._sites(function):
-            for key, role, _ in site.arguments:
-                param = params[key] if isinstance(key, int) and key < len(params) else key
-                if isinstance(param, str):
-                    seen.setdefault(param, set()).add(role)
-        found = {}
-        for param, roles in seen.items():
-            known = roles - {None}
-            if len(known) == 1:
-                found[param] = ROLE_VALUES[known.pop()]
-        return found
-
-    def caller_context(self, function: str) -> CallerContext | None:
-        sites = [site for _, site in self._sites(function)]
-        if not sites:
-            return None
-        return CallerContext(
-            callers=len(sites),
-            zero_grad=any("ZERO_GRAD" in s.loop_kinds for s in sites),
-            scaler_step=any("SCALER_STEP" in s.loop_kinds for s in sites),
-            scaler_update=any("SCALER_UPDATE" in s.loop_kinds for s in sites),
-            step=any("STEP" in s.loop_kinds for s in sites),
-            per_micro_batch=any(s.per_micro_batch for s in sites),
-            under_no_sync=any(s.under_no_sync for s in sites),
-        )
 
 
 _PROJECTS: dict[tuple[Path, bool], Project] = {}

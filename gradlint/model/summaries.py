@@ -14,7 +14,7 @@ import ast
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gradlint.model.events import STEPS, Event, EventWalker, Kind
+from gradlint.model.events import Event, EventWalker, Kind
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
 from gradlint.model.roles import classify_constructor
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 FORMAT = 1  # bump when the shape of a summary changes: cached summaries of another shape are ignored
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
-MAX_CALL_SITES = 64  # call sites with their loop's context, per module
+MAX_CALL_SITES = 256  # call sites recorded per module
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class ClassSummary:
 
 @dataclass(frozen=True)
 class CallSite:
-    """A call whose callee is an imported name, with what the caller knows around it."""
+    """A call whose callee is an imported name, with the roles of its arguments."""
 
     callee: str  # as written: `engine.train_one_epoch`, `t`
     line: int
@@ -90,9 +90,6 @@ class CallSite:
     # the argument was assigned from when its role is not known here (`wrap_model` of
     # `model = wrap_model(model)`): the project may know what that returns.
     arguments: tuple[tuple[int | str, str | None, str | None], ...] = ()
-    loop_kinds: tuple[str, ...] = ()  # kinds of the events of the loop around the call
-    per_micro_batch: bool = False  # the loop steps behind a boundary the call is not behind
-    under_no_sync: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,7 +118,7 @@ class ModuleSummary:
                 for k, v in data["classes"].items()
             },
             calls=tuple(
-                CallSite(**{**c, "arguments": tuple(tuple(a) for a in c["arguments"]), "loop_kinds": tuple(c["loop_kinds"])})
+                CallSite(**{**c, "arguments": tuple(tuple(a) for a in c["arguments"])})
                 for c in data["calls"]
             ),
         )
@@ -275,7 +272,7 @@ def _arguments(call: ast.Call):
 
 
 def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
-    """Calls of imported names, with the argument roles and the loop context the caller gives."""
+    """Calls of imported names, with the roles of their arguments (the caller index)."""
     sites = 0
     for stmt in model.statements:
         if isinstance(stmt, (*FUNCTIONS, ast.ClassDef, *LOOPS, ast.If, ast.With, ast.AsyncWith, ast.Try)):
@@ -294,23 +291,7 @@ def _call_site(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, callee: str
         for key, argument in _arguments(call)
         for role in [_role_of_value(model, argument)]
     )
-    chain = model.parents.chain(stmt)
-    loop = next((s for s in chain[1:] if isinstance(s, LOOPS)), None)
-    kinds: tuple[str, ...] = ()
-    per_micro_batch = False
-    if loop is not None:
-        events = model.memo(("loop events", id(loop)), lambda: EventWalker(model, loop).walk(loop.body))
-        kinds = tuple(sorted({e.kind.name for e in events}))
-        steps = [e for e in events if e.kind in STEPS]
-        inside = {id(s) for s in chain}
-        per_micro_batch = bool(steps) and all(
-            e.boundary_guard is not None and id(e.boundary_guard.node) not in inside for e in steps
-        )
-    with_items = [item.context_expr for s in chain[1:] if isinstance(s, (ast.With, ast.AsyncWith)) for item in s.items]
-    under_no_sync = any(
-        isinstance(e, ast.Call) and (dotted(e.func) or "").endswith(("no_sync", "no_backward_sync")) for e in with_items
-    )
-    return CallSite(callee, call.lineno, _caller_name(model, stmt), arguments, kinds, per_micro_batch, under_no_sync)
+    return CallSite(callee, call.lineno, _caller_name(model, stmt), arguments)
 
 
 def _producer(model: "ModuleModel", stmt: ast.stmt, argument: ast.expr) -> str | None:

@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 from gradlint.model.project import Project, ProjectContext, find_root
-from gradlint.model.roles import Role
 from gradlint.model.summaries import ModuleSummary
 
 ENGINE = """
@@ -182,56 +181,83 @@ def test_summaries_survive_json(tmp_path):
         assert ModuleSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
 
 
-def test_caller_index_gives_parameters_the_roles_callers_pass(tmp_path):
+def model_in(project: Project, path: Path):
+    """The project's live model of a module, as the linter would check it."""
+    model = project.model(path)
+    assert model is not None
+    return model
+
+
+def test_caller_index_records_the_roles_callers_pass(tmp_path):
     root = write(tmp_path, {
         "pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN,
         "tools/eval_only.py": "from engine import evaluate\nevaluate(net, val_loader)\n",
     })
-    context = ProjectContext(root / "engine.py", project=Project(root))
-    roles = context.argument_roles("train_one_epoch", ("model", "loader", "optimizer", "accum_steps", "clip"))
-    assert roles == {"model": Role.DDP_MODEL, "optimizer": Role.OPTIMIZER}
-    assert context.argument_roles("evaluate", ("model", "loader")) == {}
-    assert str((root / "main.py").resolve()) in context.used  # a cached result depends on main.py
+    index = Project(root).callers(root / "engine.py")
+    [(path, site)] = index["train_one_epoch"]
+    assert path == (root / "main.py").resolve() and site.callee == "engine.train_one_epoch"
+    # `optimizer = build_optimizer(...)`: what the project function returns gives the role
+    assert [role for _, role, _ in site.arguments] == ["ddp model", None, "optimizer", None]
+    assert [p.name for p, _ in index["evaluate"]] == ["eval_only.py"]
 
 
-def test_callers_passing_different_roles_give_none(tmp_path):
+def test_callers_in_other_modules_through_the_seam(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN})
+    project = Project(root)
+    engine = model_in(project, root / "engine.py")
+    [(call, context)] = engine.project.callers(engine, engine.functions["train_one_epoch"])
+    assert context.module is model_in(project, root / "main.py") and call.lineno == 18
+    assert context.scope.name == "main"
+    assert str((root / "main.py").resolve()) in engine.project.used  # a cached result depends on main.py
+    assert engine.project.callers(engine, engine.functions["evaluate"]) == []
+    # `model(images)` is a forward of the DDP model main.py passes: its lines are read
+    assert "model" in engine.project.gradient_names(engine)
+
+
+def test_callees_and_classes_through_the_seam(tmp_path):
     root = write(tmp_path, {
-        "pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN,
-        "single_gpu.py": """
+        "pyproject.toml": "",
+        "src/trainer/__init__.py": "from .engine import train_step\n",
+        "src/trainer/engine.py": ENGINE + "\n\nclass Trainer:\n    def fit(self):\n        self.loss.backward()\n",
+        "src/trainer/utils.py": UTILS,
+        "src/trainer/run.py": """
+            import trainer
+            from . import utils
+            from .engine import Trainer
+            from trainer.engine import Trainer as T2
             import torch
-            from engine import train_one_epoch
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            scaler = torch.amp.GradScaler("cuda")
-            train_one_epoch(model, loader, scaler)
         """,
     })
-    context = ProjectContext(root / "engine.py", project=Project(root))
-    roles = context.argument_roles("train_one_epoch", ("model", "loader", "optimizer"))
-    assert roles == {"model": Role.DDP_MODEL}  # optimizer in main.py, a scaler here: cannot tell
+    project = Project(root)
+    run = model_in(project, root / "src/trainer/run.py")
+    callee = run.project.function(run, run.imports.qualname(ast_name("utils.backward_step")))
+    assert callee.function.name == "backward_step" and callee.cls is None
+    assert callee.module is model_in(project, root / "src/trainer/utils.py")
+    reexported = run.project.function(run, run.imports.qualname(ast_name("trainer.train_step")))
+    assert reexported.module is model_in(project, root / "src/trainer/engine.py")
+    method = run.project.function(run, run.imports.qualname(ast_name("Trainer.fit")))
+    assert method.function.name == "fit" and method.cls.name == "Trainer"
+    assert run.project.class_def(run, run.imports.qualname(ast_name("T2")))[1].name == "Trainer"
+    assert run.project.function(run, run.imports.qualname(ast_name("Trainer"))) is None  # a class
+    assert run.project.function(run, "torch.optim.AdamW") is None
+    assert {"utils", "backward_step", "backward_averaged"} <= run.project.gradient_names(run)
 
 
-def test_caller_context_of_a_step_function(tmp_path):
+def test_imports_backward_reads_the_import_lines(tmp_path):
     root = write(tmp_path, {
-        "pyproject.toml": "", "engine.py": ENGINE,
-        "train.py": """
-            import torch
-            from engine import train_step
-
-            scaler = torch.amp.GradScaler("cuda")
-            optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
-            for i, batch in enumerate(loader):
-                train_step(model, batch, optimizer, scaler)
-                if (i + 1) % accum_steps == 0:
-                    scaler.step(optimizer)
-                    scaler.update()
-                    optimizer.zero_grad(set_to_none=True)
-        """,
+        "pyproject.toml": "", "utils.py": UTILS, "engine.py": ENGINE,
+        "plain.py": "def helper(x):\n    return x\n",
     })
-    context = ProjectContext(root / "engine.py", project=Project(root))
-    caller = context.caller_context("train_step")
-    assert caller.callers == 1 and caller.zero_grad and caller.scaler_step and caller.scaler_update
-    assert caller.per_micro_batch and not caller.under_no_sync
-    assert context.caller_context("build_optimizer") is None
+    context = ProjectContext(root / "main.py", project=Project(root))
+    assert context.imports_backward("from utils import (\n    backward_step,\n)\n")
+    assert context.imports_backward("import engine as e\n")
+    assert not context.imports_backward("from plain import helper\nimport torch\n")
+
+
+def ast_name(text: str):
+    import ast
+
+    return ast.parse(text, mode="eval").body
 
 
 def test_caller_index_parses_only_modules_that_name_the_module(tmp_path):
@@ -251,5 +277,4 @@ def test_flat_project_is_its_folder_only(tmp_path):
     write(tmp_path, {"scripts/engine.py": ENGINE, "scripts/main.py": MAIN, "scripts/old/main.py": MAIN})
     project = Project(tmp_path / "scripts", flat=True)
     assert [p.name for p in project.files()] == ["engine.py", "main.py"]
-    context = ProjectContext(tmp_path / "scripts" / "engine.py", project=project)
-    assert context.argument_roles("train_one_epoch", ("model",)) == {"model": Role.DDP_MODEL}
+    assert [p.name for p, _ in project.callers(tmp_path / "scripts" / "engine.py")["train_one_epoch"]] == ["main.py"]
