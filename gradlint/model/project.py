@@ -36,6 +36,7 @@ MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
 BACKWARD_CALL_BYTES = re.compile(rb"(?<!def )backward\s*\(")
+GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
 # `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
 IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]+))|import[ \t]+([\w.]+))", re.M
@@ -83,10 +84,12 @@ class Project:
         self._summaries: dict[Path, tuple[str, ModuleSummary] | None] = {}
         self._stamps: dict[Path, list] = {}  # path -> [mtime_ns, size, content hash] as read
         self._files: list[Path] | None = None
-        self._callers: dict[Path, dict[str, list[tuple[Path, CallSite]]]] = {}
+        self._callers: dict[tuple[Path, str], list[tuple[Path, CallSite]]] = {}
+        self._importers: dict[str, list[Path]] | None = None
+        self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
-        self._backward: dict[Path, bool] = {}
+        self._text_tests: dict[Path, tuple[bool, bool]] = {}
 
     # -- modules ------------------------------------------------------------------------------
 
@@ -111,6 +114,8 @@ class Project:
         else:
             bases = list(dict.fromkeys([importer.parent, self.root, self.root / "src"]))
         for base in bases:
+            if not parts or not self._may_hold(base, parts[0]):
+                continue
             for length in range(len(parts), 0, -1):
                 stem = base.joinpath(*parts[:length])
                 for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
@@ -128,6 +133,16 @@ class Project:
             return None
         self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
         return data
+
+    def _may_hold(self, folder: Path, name: str) -> bool:
+        """Whether `folder` has a module or package `name` (one listing per folder, no stat)."""
+        if folder not in self._listings:
+            try:
+                self._listings[folder] = frozenset(os.listdir(folder))
+            except OSError:
+                self._listings[folder] = frozenset()
+        entries = self._listings[folder]
+        return name in entries or f"{name}.py" in entries
 
     def summary(self, path: Path) -> tuple[str, ModuleSummary] | None:
         """(content hash, summary) of a project module; None when it cannot be read or parsed,
@@ -164,11 +179,21 @@ class Project:
         return self._models[path]
 
     def calls_backward(self, path: Path) -> bool:
+        return self._words(path)[0]
+
+    def mentions_gradients(self, path: Path) -> bool:
+        """A cheap test before a module is parsed to be followed: gradient code is spelled so."""
+        return self._words(path)[1]
+
+    def _words(self, path: Path) -> tuple[bool, bool]:
         path = path.resolve()
-        if path not in self._backward:
+        if path not in self._text_tests:
             data = self._read(path)
-            self._backward[path] = data is not None and BACKWARD_CALL_BYTES.search(data) is not None
-        return self._backward[path]
+            self._text_tests[path] = (
+                data is not None and BACKWARD_CALL_BYTES.search(data) is not None,
+                data is not None and GRADIENT_CODE_BYTES.search(data) is not None,
+            )
+        return self._text_tests[path]
 
     def adopt(self, path: Path, model: "ModuleModel") -> None:
         """The checked module's own model (the latest text, when fixes re-lint it): callers
@@ -208,27 +233,39 @@ class Project:
             self._files = list(_python_files(self.root, self.flat))
         return self._files
 
-    def callers(self, path: Path) -> dict[str, list[tuple[Path, CallSite]]]:
-        """Call sites in other project modules of the functions of module `path`, by function
-        name (`Class.method` for methods). Only modules whose text names `path`'s module are
-        parsed, at most MAX_CALLER_FILES of them."""
-        path = path.resolve()
-        if path not in self._callers:
-            self._callers[path] = self._index_callers(path)
-        return self._callers[path]
+    def importers(self) -> dict[str, list[Path]]:
+        """Project files by the names their import lines mention (each part of a dotted module
+        name, and the names imported from it): read once, the first time callers are asked."""
+        if self._importers is None:
+            index: dict[str, list[Path]] = {}
+            for file in self.files():
+                try:
+                    text = file.read_bytes().decode("utf-8", errors="replace")
+                except OSError:
+                    continue
+                for word in _imported_words(text):
+                    index.setdefault(word, []).append(file)
+            self._importers = index
+        return self._importers
 
-    def _index_callers(self, path: Path) -> dict[str, list[tuple[Path, CallSite]]]:
-        word = (path.parent.name if path.name == "__init__.py" else path.stem).encode()
-        index: dict[str, list[tuple[Path, CallSite]]] = {}
-        parsed = 0
-        for candidate in self.files():
+    def callers(self, path: Path, name: str) -> list[tuple[Path, CallSite]]:
+        """Call sites in other project modules of function `name` of module `path` (`Class.method`
+        for a method). Only modules whose import lines name `path`'s module and whose text names
+        the function are parsed, at most MAX_CALLER_FILES of them."""
+        key = (path.resolve(), name)
+        if key not in self._callers:
+            self._callers[key] = self._find_callers(*key)
+        return self._callers[key]
+
+    def _find_callers(self, path: Path, name: str) -> list[tuple[Path, CallSite]]:
+        stem = path.parent.name if path.name == "__init__.py" else path.stem
+        last = name.rsplit(".", 1)[-1].encode()
+        found, parsed = [], 0
+        for candidate in self.importers().get(stem, ()):
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
-            try:
-                data = candidate.read_bytes()
-            except OSError:
-                continue
-            if word not in data or b"import" not in data:
+            data = self._read(candidate)
+            if data is None or last not in data:
                 continue
             parsed += 1
             summarized = self.summary(candidate)
@@ -236,11 +273,14 @@ class Project:
                 continue
             module = summarized[1]
             for site in module.calls:
+                head, _, rest = site.callee.partition(".")
+                spelled = rest.rsplit(".", 1)[-1] if rest else module.imports[head].name
+                if spelled != last.decode():
+                    continue
                 symbol = self.resolve(candidate, module.imports, site.callee)
-                if symbol is not None and symbol.path == path:
-                    site = replace(site, arguments=tuple(self._argument_roles(candidate, module, site)))
-                    index.setdefault(".".join(symbol.names), []).append((candidate, site))
-        return index
+                if symbol is not None and symbol.path == path and ".".join(symbol.names) == name:
+                    found.append((candidate, replace(site, arguments=tuple(self._argument_roles(candidate, module, site)))))
+        return found
 
     def _argument_roles(self, path: Path, module: ModuleSummary, site: CallSite):
         """A call site's arguments, with roles the project's functions return filled in."""
@@ -258,6 +298,15 @@ class Project:
     def stamp(self, path: Path) -> list | None:
         """[mtime_ns, size, content hash] of a module as it was read for its summary."""
         return self._stamps.get(path.resolve())
+
+
+def _imported_words(text: str) -> set[str]:
+    words = set()
+    for match in IMPORT_LINE.finditer(text):
+        module, parenthesized, names, plain = match.groups()
+        words.update((module or plain or "").lstrip(".").split("."))
+        words.update(n.split()[0] for n in (parenthesized or names or "").replace("\n", " ").split(",") if n.split())
+    return words
 
 
 def _parse(path: Path, data: bytes) -> "ModuleModel | None":
@@ -334,7 +383,9 @@ class ProjectContext:
         names = set()
         for local, qualname in module.imports.aliases.items():
             located = self._locate(module, qualname)
-            target = self.project.model(located[0]) if located is not None else None
+            if located is None or not self.project.mentions_gradients(located[0]):
+                continue
+            target = self.project.model(located[0])
             if target is None:
                 continue
             inner = located[1]
@@ -353,17 +404,20 @@ class ProjectContext:
         return names | self._ddp_parameters(module)
 
     def _ddp_parameters(self, module: "ModuleModel") -> set[str]:
-        """Parameters that callers in other modules pass a DDP model for: calling them is a
-        forward that synchronises gradients (`model(images)` in `train_one_epoch(model, ...)`)."""
+        """Parameters that callers in other modules pass a DDP model for, in functions that call
+        backward() and call a parameter: calling it is a forward that synchronises gradients
+        (`model(images)` in `train_one_epoch(model, ...)`)."""
         if self.project is None:
             return set()
         names = set()
-        for name, sites in self.project.callers(self.path).items():
-            function = module.functions.get(name)
-            if function is None:
-                continue
+        for function in module.functions.values():
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-            for _, site in sites:
+            if not any(function.lineno <= line <= function.end_lineno for line in module.backward_lines):
+                continue
+            text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
+            if not any(re.search(rf"\b{re.escape(p)}\s*\(", text) for p in params):
+                continue
+            for _, site in self.project.callers(self.path, function.name):
                 for key, role, _ in site.arguments:
                     param = params[key] if isinstance(key, int) and key < len(params) else key
                     if role == Role.DDP_MODEL.value and isinstance(param, str):
@@ -381,7 +435,7 @@ class ProjectContext:
         cls = module.parents.enclosing_class(function)
         name = f"{cls.name}.{function.name}" if cls else function.name
         found = []
-        sites = self.project.callers(self.path).get(name, ())
+        sites = self.project.callers(self.path, name)
         # each caller once, under the name it calls the function by (`t` for `import ... as t`)
         for path, spelled in dict.fromkeys((path, site.callee.rsplit(".", 1)[-1]) for path, site in sites):
             caller = self.project.model(path)

@@ -1,30 +1,31 @@
-"""Module summaries (DESIGN §2.3): what a module's functions do to gradients, in plain data.
+"""Module summaries (DESIGN §2.3): the index of a project's modules, in plain data.
 
-A summary is what another module needs to know without reading this one again: its imports,
-its functions and classes, what each function does to gradients (its events, on which of its
-parameters), what it returns, which parameters it passes on, and the calls it makes into other
-modules with the roles of their arguments (the caller index is built from those). Summaries are
-JSON-able so that they can be cached by content hash; they depend on the module's text only,
-never on where the module sits in a project (imports are kept as written and resolved later).
+A summary is what the project needs to know about a module without parsing it again: its
+imports (as written: they are resolved later, against the project's layout), its functions and
+classes with their parameters, the roles of what the functions return (`build_optimizer(...)`
+-> an optimizer, `wrap_model(...)` -> a DDP model), and the calls it makes of imported names
+with the roles of their arguments (the caller index). What a function does to gradients is
+read from the live model of the few modules a loop really calls into (callees.py), where
+parameters are bound to the caller's arguments. Summaries are JSON-able, cached by content hash.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gradlint.model.events import Event, EventWalker, Kind
-from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
 from gradlint.model.roles import classify_constructor
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
-FORMAT = 1  # bump when the shape of a summary changes: cached summaries of another shape are ignored
+FORMAT = 2  # bump when the shape of a summary changes: cached summaries of another shape are ignored
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-LOOPS = (ast.For, ast.AsyncFor, ast.While)
+COMPOUND = (*FUNCTIONS, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 MAX_CALL_SITES = 256  # call sites recorded per module
 
 
@@ -38,37 +39,10 @@ class Import:
 
 
 @dataclass(frozen=True)
-class EventSummary:
-    """One gradient event of a function, with its receiver spelled from the function's view:
-    `target` is a dotted name whose head may be one of the function's parameters."""
-
-    kind: str
-    target: str | None = None
-    optimizer: str | None = None
-    scaler: str | None = None
-    loss_param: str | None = None  # BACKWARD on a parameter, as passed in
-    normalized: bool | None = None  # BACKWARD: the loss was divided on its way (None: cannot tell)
-    conditional: bool = False  # under some `if` of the function
-    boundary: bool = False  # under an accumulation boundary (or its other side) of the function
-    in_loop: bool = False  # inside a loop of the function
-
-
-@dataclass(frozen=True)
 class FunctionSummary:
     name: str
     params: tuple[str, ...] = ()  # positional parameters, `self` included, then keyword-only ones
-    events: tuple[EventSummary, ...] = ()
     returns: tuple[str | None, ...] = ()  # role of each returned value (a tuple's elements)
-    called_params: tuple[str, ...] = ()  # parameters called as functions: `model(x)`
-    passes: tuple[tuple[str, str, int | str], ...] = ()  # (parameter, callee as written, argument)
-
-    @property
-    def trains_inside(self) -> bool:
-        """It runs its own loop of backward and step: a training loop, not a step helper."""
-        return any(e.in_loop and e.kind == Kind.BACKWARD.name for e in self.events)
-
-    def kinds(self) -> set[str]:
-        return {e.kind for e in self.events}
 
 
 @dataclass(frozen=True)
@@ -76,7 +50,6 @@ class ClassSummary:
     name: str
     bases: tuple[str, ...] = ()
     methods: dict[str, FunctionSummary] = field(default_factory=dict)
-    attributes: dict[str, str] = field(default_factory=dict)  # `self.scaler` -> "scaler"
 
 
 @dataclass(frozen=True)
@@ -111,10 +84,7 @@ class ModuleSummary:
             imports={k: Import(**v) for k, v in data["imports"].items()},
             functions={k: _function_from_json(v) for k, v in data["functions"].items()},
             classes={
-                k: ClassSummary(
-                    v["name"], tuple(v["bases"]),
-                    {m: _function_from_json(f) for m, f in v["methods"].items()}, dict(v["attributes"]),
-                )
+                k: ClassSummary(v["name"], tuple(v["bases"]), {m: _function_from_json(f) for m, f in v["methods"].items()})
                 for k, v in data["classes"].items()
             },
             calls=tuple(
@@ -133,22 +103,25 @@ class ModuleSummary:
 
 
 def _function_from_json(data: dict[str, Any]) -> FunctionSummary:
-    return FunctionSummary(
-        data["name"], tuple(data["params"]), tuple(EventSummary(**e) for e in data["events"]),
-        tuple(data["returns"]), tuple(data["called_params"]), tuple(tuple(p) for p in data["passes"]),
-    )
+    return FunctionSummary(data["name"], tuple(data["params"]), tuple(data["returns"]))
 
 
 # -- building ---------------------------------------------------------------------------------
 
 
 def summarize(model: "ModuleModel") -> ModuleSummary:
-    """The summary of one module, from its model (parsed once, walked per gradient function)."""
+    """The summary of one module, from its statements (expressions only where needed)."""
     imports = read_imports(model.statements)
+    returns = _returns(model)
     classes = {
-        node.name: _class(model, node) for node in model.tree.body if isinstance(node, ast.ClassDef)
+        node.name: ClassSummary(
+            node.name,
+            tuple(name for name in (dotted(b) for b in node.bases) if name),
+            {name: _function(method, returns) for name, method in model.methods(node).items()},
+        )
+        for node in model.tree.body if isinstance(node, ast.ClassDef)
     }
-    functions = {name: _function(model, node) for name, node in model.functions.items()}
+    functions = {name: _function(node, returns) for name, node in model.functions.items()}
     return ModuleSummary(imports, functions, classes, tuple(_call_sites(model, imports)))
 
 
@@ -169,77 +142,30 @@ def read_imports(statements: list[ast.stmt]) -> dict[str, Import]:
     return found
 
 
-def _class(model: "ModuleModel", node: ast.ClassDef) -> ClassSummary:
-    methods = model.methods(node)
-    attributes = {}
-    for method in methods.values():
-        for stmt in ast.walk(method):
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                for target in targets:
-                    name = dotted(target)
-                    role = model.roles.of(target) if name and name.startswith("self.") else None
-                    if role is not None:
-                        attributes[name] = role.value
-    return ClassSummary(
-        node.name,
-        tuple(name for name in (dotted(b) for b in node.bases) if name),
-        {name: _function(model, method) for name, method in methods.items()},
-        attributes,
-    )
-
-
 def _params(function: ast.FunctionDef) -> tuple[str, ...]:
     arguments = function.args
     return tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
 
 
-def _function(model: "ModuleModel", function: ast.FunctionDef) -> FunctionSummary:
-    params = _params(function)
-    events = EventWalker(model, function).walk(function.body) if model.touches_gradients(function) else []
-    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
-    called = sorted({c.func.id for c in calls if isinstance(c.func, ast.Name) and c.func.id in params})
-    passes = []
-    for call in calls:
-        callee = dotted(call.func)
-        if callee is None:
-            continue
-        for key, argument in _arguments(call):
-            if isinstance(argument, ast.Name) and argument.id in params:
-                passes.append((argument.id, callee, key))
-    return FunctionSummary(
-        function.name, params, tuple(_event(model, e, params) for e in events),
-        _returns(model, function), tuple(called), tuple(passes),
-    )
+def _function(function: ast.FunctionDef, returns: dict[int, tuple[str | None, ...]]) -> FunctionSummary:
+    return FunctionSummary(function.name, _params(function), returns.get(id(function), ()))
 
 
-def _event(model: "ModuleModel", event: Event, params: tuple[str, ...]) -> EventSummary:
-    loss_param, normalized = None, None
-    if event.kind is Kind.BACKWARD and event.loss is not None:
-        loss = event.loss
-        line = event.node.lineno
-        if isinstance(loss, ast.Name) and loss.id in params and not model.scope(event.scope).before(loss.id, line):
-            loss_param = loss.id
-        else:
-            normalized = loss_normalized(model, loss, event.scope, line)
-    return EventSummary(
-        event.kind.name, event.target, event.optimizer, event.scaler, loss_param, normalized,
-        conditional=bool(event.guards),
-        boundary=any(g.boundary or g.inside_window for g in event.guards),
-        in_loop=bool(event.loops),
-    )
-
-
-def _returns(model: "ModuleModel", function: ast.FunctionDef) -> tuple[str | None, ...]:
-    """Roles of what the function returns; a value returned with different roles is unknown."""
-    found: list[tuple[str | None, ...]] = []
-    for node in _own_nodes(function):
-        if isinstance(node, ast.Return) and node.value is not None:
-            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-            found.append(tuple(_role_of_value(model, v) for v in values))
-    if not found or any(len(r) != len(found[0]) for r in found):
-        return ()
-    return tuple(column[0] if len(set(column)) == 1 else None for column in zip(*found))
+def _returns(model: "ModuleModel") -> dict[int, tuple[str | None, ...]]:
+    """Per function (by id): roles of what it returns; a value returned with different roles
+    in different places is unknown, and so is everything of a function returning tuples of
+    different lengths."""
+    found: dict[int, list[tuple[str | None, ...]]] = {}
+    for stmt in model.statements:
+        if isinstance(stmt, ast.Return) and stmt.value is not None:
+            values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+            scope = model.parents.scope_of(stmt)
+            found.setdefault(id(scope), []).append(tuple(_role_of_value(model, v) for v in values))
+    result = {}
+    for key, rows in found.items():
+        if all(len(r) == len(rows[0]) for r in rows):
+            result[key] = tuple(column[0] if len(set(column)) == 1 else None for column in zip(*rows))
+    return result
 
 
 def _role_of_value(model: "ModuleModel", value: ast.expr) -> str | None:
@@ -249,16 +175,6 @@ def _role_of_value(model: "ModuleModel", value: ast.expr) -> str | None:
     else:
         role = model.roles.of(value)
     return role.value if role else None
-
-
-def _own_nodes(function: ast.AST):
-    """Nodes of a function, not entering nested functions, classes or lambdas."""
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def _arguments(call: ast.Call):
@@ -272,17 +188,25 @@ def _arguments(call: ast.Call):
 
 
 def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
-    """Calls of imported names, with the roles of their arguments (the caller index)."""
+    """Calls of imported names, with the roles of their arguments (the caller index). Only
+    statements on lines that spell an imported name before a call or an attribute are read."""
+    names = [re.escape(name) for name in imports if name.isidentifier()]
+    if not names:
+        return
+    pattern = re.compile(r"\b(?:%s)\b[\w.]*\s*\(" % "|".join(names))
+    lines = sorted({model.line_at(m.start()) for m in pattern.finditer(model.text)})
     sites = 0
     for stmt in model.statements:
-        if isinstance(stmt, (*FUNCTIONS, ast.ClassDef, *LOOPS, ast.If, ast.With, ast.AsyncWith, ast.Try)):
+        if isinstance(stmt, COMPOUND) or sites >= MAX_CALL_SITES:
             continue  # compound statements: their bodies are statements of their own
-        for call in (n for n in _own_nodes(stmt) if isinstance(n, ast.Call)):
+        index = bisect.bisect_left(lines, stmt.lineno)
+        if index == len(lines) or lines[index] > stmt.end_lineno:
+            continue
+        for call in (n for n in ast.walk(stmt) if isinstance(n, ast.Call)):
             callee = dotted(call.func)
-            if callee is None or callee.split(".")[0] not in imports or sites >= MAX_CALL_SITES:
-                continue
-            sites += 1
-            yield _call_site(model, stmt, call, callee)
+            if callee is not None and callee.split(".")[0] in imports and sites < MAX_CALL_SITES:
+                sites += 1
+                yield _call_site(model, stmt, call, callee)
 
 
 def _call_site(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, callee: str) -> CallSite:
@@ -301,9 +225,28 @@ def _producer(model: "ModuleModel", stmt: ast.stmt, argument: ast.expr) -> str |
     name = dotted(argument)
     if name is None:
         return None
-    earlier = model.scope(model.parents.scope_of(stmt)).before(name, stmt.lineno)
-    value = getattr(earlier[-1], "value", None) if earlier else None
-    return dotted(value.func) if isinstance(value, ast.Call) else None
+    earlier = [callee for line, callee in _assigned_calls(model).get((id(model.parents.scope_of(stmt)), name), ()) if line < stmt.lineno]
+    return earlier[-1] if earlier else None
+
+
+def _assigned_calls(model: "ModuleModel") -> dict[tuple[int, str], list[tuple[int, str | None]]]:
+    """(scope, name) -> (line, callee) of each `name = callee(...)`, from the statements only."""
+
+    def compute():
+        found: dict[tuple[int, str], list[tuple[int, str | None]]] = {}
+        for stmt in model.statements:
+            if isinstance(stmt, ast.Assign):
+                callee = dotted(stmt.value.func) if isinstance(stmt.value, ast.Call) else None
+                scope = id(model.parents.scope_of(stmt))
+                for target in stmt.targets:
+                    name = dotted(target)
+                    if name is not None:
+                        found.setdefault((scope, name), []).append((stmt.lineno, callee))
+        for assignments in found.values():
+            assignments.sort()
+        return found
+
+    return model.memo(("assigned calls",), compute)
 
 
 def _caller_name(model: "ModuleModel", stmt: ast.stmt) -> str | None:

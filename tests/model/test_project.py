@@ -149,28 +149,37 @@ def test_src_layout_package_with_relative_imports_and_reexports(tmp_path):
     assert helper.path == (root / "src/trainer/utils.py").resolve()
 
 
-def test_function_summaries_say_what_functions_do_to_gradients(tmp_path):
-    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "utils.py": UTILS})
-    project = Project(root)
-    utils = project.summary(root / "utils.py")[1].functions
-    [backward] = utils["backward_step"].events
-    assert (backward.kind, backward.loss_param, backward.normalized) == ("BACKWARD", "loss", None)
-    [averaged] = utils["backward_averaged"].events
-    assert (averaged.loss_param, averaged.normalized) == (None, True)
-    assert utils["wrap_model"].returns == ("ddp model",)
+def test_summaries_index_functions_classes_returns_and_calls(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "engine.py": ENGINE, "utils.py": UTILS, "main.py": MAIN,
+        "trainer.py": """
+            import torch
+            from utils import wrap_model
 
-    engine = project.summary(root / "engine.py")[1].functions
-    epoch = engine["train_one_epoch"]
-    assert [e.kind for e in epoch.events] == ["BACKWARD", "CLIP", "STEP", "ZERO_GRAD"]
-    assert epoch.trains_inside and epoch.called_params == ("model",)
-    step = {e.kind: e for e in epoch.events}["STEP"]
-    assert step.boundary and step.in_loop and step.target == "optimizer"
-    assert {e.kind: e for e in epoch.events}["BACKWARD"].normalized is False
-    scaled = engine["train_step"].events[0]
-    assert (scaled.kind, scaled.scaler, scaled.in_loop) == ("BACKWARD", "scaler", False)
-    assert not engine["train_step"].trains_inside
-    assert engine["evaluate"].events == ()
-    assert ("lr", "torch.optim.AdamW", "lr") in engine["build_optimizer"].passes
+
+            class Trainer(BaseTrainer):
+                def build(self, model, rank):
+                    return wrap_model(model, rank), torch.optim.SGD(model.parameters(), lr=0.1)
+
+                def maybe_scaler(self, enabled):
+                    if enabled:
+                        return torch.amp.GradScaler("cuda")
+                    return torch.optim.SGD([], lr=1.0)
+        """,
+    })
+    project = Project(root)
+    utils = project.summary(root / "utils.py")[1]
+    assert utils.functions["backward_step"].params == ("loss", "optimizer", "max_norm")
+    assert utils.functions["wrap_model"].returns == ("ddp model",)
+    assert project.summary(root / "engine.py")[1].functions["build_optimizer"].returns == ("optimizer",)
+    trainer = project.summary(root / "trainer.py")[1].classes["Trainer"]
+    assert trainer.bases == ("BaseTrainer",)
+    assert trainer.methods["build"].returns == (None, "optimizer")  # wrap_model: another module's
+    assert trainer.methods["maybe_scaler"].returns == (None,)  # a scaler here, an optimizer there
+    main = project.summary(root / "main.py")[1]
+    [site] = [c for c in main.calls if c.callee == "engine.train_one_epoch"]
+    assert site.caller == "main" and site.line == 18
+    assert site.arguments == ((0, "ddp model", None), (1, None, None), (2, None, "build_optimizer"), ("accum_steps", None, None))
 
 
 def test_summaries_survive_json(tmp_path):
@@ -193,12 +202,12 @@ def test_caller_index_records_the_roles_callers_pass(tmp_path):
         "pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN,
         "tools/eval_only.py": "from engine import evaluate\nevaluate(net, val_loader)\n",
     })
-    index = Project(root).callers(root / "engine.py")
-    [(path, site)] = index["train_one_epoch"]
+    project = Project(root)
+    [(path, site)] = project.callers(root / "engine.py", "train_one_epoch")
     assert path == (root / "main.py").resolve() and site.callee == "engine.train_one_epoch"
     # `optimizer = build_optimizer(...)`: what the project function returns gives the role
     assert [role for _, role, _ in site.arguments] == ["ddp model", None, "optimizer", None]
-    assert [p.name for p, _ in index["evaluate"]] == ["eval_only.py"]
+    assert [p.name for p, _ in project.callers(root / "engine.py", "evaluate")] == ["eval_only.py"]
 
 
 def test_callers_in_other_modules_through_the_seam(tmp_path):
@@ -268,7 +277,7 @@ def test_caller_index_parses_only_modules_that_name_the_module(tmp_path):
         "broken.py": "def (:\n",
     })
     project = Project(root)
-    assert set(project.callers(root / "engine.py")) == {"build_optimizer", "train_one_epoch"}
+    assert [p.name for p, _ in project.callers(root / "engine.py", "train_one_epoch")] == ["main.py"]
     parsed = {path.relative_to(root.resolve()).as_posix() for path in project._summaries}
     assert parsed == {"main.py", "engine.py"}
 
@@ -277,4 +286,4 @@ def test_flat_project_is_its_folder_only(tmp_path):
     write(tmp_path, {"scripts/engine.py": ENGINE, "scripts/main.py": MAIN, "scripts/old/main.py": MAIN})
     project = Project(tmp_path / "scripts", flat=True)
     assert [p.name for p in project.files()] == ["engine.py", "main.py"]
-    assert [p.name for p, _ in project.callers(tmp_path / "scripts" / "engine.py")["train_one_epoch"]] == ["main.py"]
+    assert [p.name for p, _ in project.callers(tmp_path / "scripts" / "engine.py", "train_one_epoch")] == ["main.py"]
