@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
@@ -35,9 +37,23 @@ def run(tasks: Sequence[Task | Missing], jobs: int | None = None, cache: "Cache 
     missing = [FileResult(t.path, error=t.reason) for t in tasks if isinstance(t, Missing)]
     work = [t for t in tasks if isinstance(t, Task)]
     forget_projects()
-    if cache is not None:
-        return missing + cache.run(work, lambda todo: _run(todo, jobs))
-    return missing + _run(work, jobs)
+    with _rare_collections():
+        if cache is not None:
+            return missing + cache.run(work, lambda todo: _run(todo, jobs))
+        return missing + _run(work, jobs)
+
+
+@contextlib.contextmanager
+def _rare_collections():
+    """The models of a project's modules live for the whole run (each file reuses them): the
+    garbage collector's passes over them cost more than the checking (1.6x measured on 1,153
+    files of ML repositories). Workers forked meanwhile inherit the setting."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 def _run(work: list[Task], jobs: int | None) -> list[FileResult]:

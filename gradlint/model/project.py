@@ -36,6 +36,7 @@ MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
 BACKWARD_CALL_BYTES = re.compile(rb"(?<!def )backward\s*\(")
+TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
 GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
 # `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
 IMPORT_LINE = re.compile(
@@ -89,7 +90,7 @@ class Project:
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
-        self._text_tests: dict[Path, tuple[bool, bool]] = {}
+        self._text_tests: dict[Path, tuple[bool, frozenset[str]]] = {}
 
     # -- modules ------------------------------------------------------------------------------
 
@@ -150,15 +151,15 @@ class Project:
         path = path.resolve()
         if path not in self._summaries:
             data = self._read(path) if len(self._summaries) < MAX_MODULES else None
-            self._summaries[path] = self._summarize(path, data) if data is not None else None
+            self._summaries[path] = self._summarize(path) if data is not None else None
         return self._summaries[path]
 
-    def _summarize(self, path: Path, data: bytes) -> tuple[str, ModuleSummary] | None:
+    def _summarize(self, path: Path) -> tuple[str, ModuleSummary] | None:
         digest = self._stamps[path][2]
         cached = self.store.get_summary(digest) if self.store else None
         if cached is not None:
             return digest, cached
-        model = _parse(path, data)
+        model = self.model(path)  # parsed once for both: the caller index may follow it
         if model is None:
             return None
         summary = summarize(model)
@@ -181,18 +182,20 @@ class Project:
     def calls_backward(self, path: Path) -> bool:
         return self._words(path)[0]
 
-    def mentions_gradients(self, path: Path) -> bool:
-        """A cheap test before a module is parsed to be followed: gradient code is spelled so."""
+    def gradient_symbols(self, path: Path) -> frozenset[str]:
+        """Top-level functions and classes of a module whose text spells gradient code, or a
+        call of one that does (to a few levels): read off the text, the module is not parsed.
+        It only decides which lines of a checked module are read; calls are resolved later."""
         return self._words(path)[1]
 
-    def _words(self, path: Path) -> tuple[bool, bool]:
+    def _words(self, path: Path) -> tuple[bool, frozenset[str]]:
         path = path.resolve()
         if path not in self._text_tests:
             data = self._read(path)
-            self._text_tests[path] = (
-                data is not None and BACKWARD_CALL_BYTES.search(data) is not None,
-                data is not None and GRADIENT_CODE_BYTES.search(data) is not None,
-            )
+            if data is None:
+                self._text_tests[path] = (False, frozenset())
+            else:
+                self._text_tests[path] = (BACKWARD_CALL_BYTES.search(data) is not None, _gradient_symbols(data))
         return self._text_tests[path]
 
     def adopt(self, path: Path, model: "ModuleModel") -> None:
@@ -300,6 +303,21 @@ class Project:
         return self._stamps.get(path.resolve())
 
 
+def _gradient_symbols(data: bytes) -> frozenset[str]:
+    starts = [(m.start(), (m.group(1) or m.group(2)).decode()) for m in TOP_LEVEL_DEFINITION.finditer(data)]
+    bodies = {name: data[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(data), "")])}
+    found = {name for name, body in bodies.items() if GRADIENT_CODE_BYTES.search(body)}
+    for _ in range(3):  # helpers calling helpers
+        if not found:
+            break
+        calls = re.compile(rb"\b(?:%s)\s*\(" % b"|".join(re.escape(n.encode()) for n in found))
+        more = {name for name, body in bodies.items() if name not in found and calls.search(body)}
+        if not more:
+            break
+        found |= more
+    return frozenset(found)
+
+
 def _imported_words(text: str) -> set[str]:
     words = set()
     for match in IMPORT_LINE.finditer(text):
@@ -383,23 +401,14 @@ class ProjectContext:
         names = set()
         for local, qualname in module.imports.aliases.items():
             located = self._locate(module, qualname)
-            if located is None or not self.project.mentions_gradients(located[0]):
+            if located is None:
                 continue
-            target = self.project.model(located[0])
-            if target is None:
-                continue
-            inner = located[1]
+            path, inner = located
+            touching = self.project.gradient_symbols(path)
             if not inner:  # a module: `utils.backward_step(...)` is spelled with the function's name
-                touching = {f.name for f in target.functions.values() if target.touches_gradients(f)}
                 names |= touching
-                touches = bool(touching)
-            else:
-                node = target.functions.get(inner[0]) or target.classes.get(inner[0])
-                touches = node is not None and any(
-                    target.touches_gradients(f) for f in ([node] if not isinstance(node, ast.ClassDef) else target.methods(node).values())
-                )
-            if touches:
-                self._note(located[0])
+            if touching if not inner else inner[0] in touching:
+                self._note(path)
                 names.add(local)
         return names | self._ddp_parameters(module)
 
