@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gradlint import __version__
-from gradlint.diagnostics import Diagnostic, FileResult, Span
+from gradlint.diagnostics import Diagnostic, Edit, FileResult, Span
+from gradlint.fixplan import FixPolicy
 from gradlint.model.project import content_hash
 from gradlint.model.summaries import ModuleSummary
 
@@ -101,9 +102,10 @@ class Cache(SummaryCache):
         results: list[FileResult | None] = [None] * len(tasks)
         pending: dict[int, tuple[str, Stamp | None]] = {}
         for index, task in enumerate(tasks):
-            if task.fix or task.data is not None:
-                continue  # fixes and stdin are never cached
-            settings = settings_key([rule.code for rule in task.config.rules_for(task.path)])
+            if task.fix or task.add_noqa or task.data is not None:
+                continue  # fixes, --add-noqa and stdin are never cached
+            codes = [rule.code for rule in task.config.rules_for(task.path)]
+            settings = settings_key(codes, task.edits, task.config.fix_policy(unsafe=task.unsafe))
             results[index] = self.lookup(task.path, settings)
             if results[index] is None:
                 pending[index] = (settings, stamp(task.path))
@@ -156,8 +158,11 @@ class Cache(SummaryCache):
             pass
 
 
-def settings_key(codes: list[str]) -> str:
-    return ",".join(codes)
+def settings_key(codes: list[str], edits: bool, policy: FixPolicy) -> str:
+    """What a file's result depends on besides its content: the rules, whether fixes carry
+    their edits (some report formats), and which fixes may be offered."""
+    fixable = ",".join(sorted(policy.codes)) if policy.codes is not None else "all"
+    return f"{','.join(codes)};edits={edits};unsafe={policy.unsafe};fixable={fixable}"
 
 
 def _settled(recorded: list) -> list:
@@ -189,7 +194,10 @@ def _plain(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def _diagnostic(data: dict[str, Any], path: str) -> Diagnostic:
-    return Diagnostic(**{**data, "span": Span(**data["span"]), "path": path})
+    edits = data.get("edits")
+    if edits is not None:
+        edits = tuple(Edit(Span(**e["span"]), e["text"], e["cell"]) for e in edits)
+    return Diagnostic(**{**data, "span": Span(**data["span"]), "path": path, "edits": edits})
 
 
 def open_cache(no_cache: bool, directory: str | None) -> Cache | None:

@@ -7,6 +7,7 @@ import os
 import sys
 import traceback
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -14,8 +15,8 @@ import click
 from gradlint import __version__
 from gradlint.config import ConfigError, ConfigResolver
 from gradlint.diagnostics import FileResult
-from gradlint.files import discover
-from gradlint.report import FORMATS, location, render
+from gradlint.discovery import discover
+from gradlint.report import FORMATS, WITH_EDITS, location, render
 from gradlint.runner import Task, run
 
 
@@ -27,24 +28,35 @@ def _color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
-def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True, unsafe=False):
+def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True, unsafe=False, extend_select=(),
+           force_exclude=False, add_noqa=False, edits=False):
     """What to run: every file with the configuration nearest to it. A broken pyproject.toml
     is an error for the files under it (their results say so), not for the run."""
     try:
-        try:
-            resolver = ConfigResolver(_split(select) or None, _split(ignore))
-        except ConfigError as error:
-            raise click.UsageError(str(error)) from None
-        if stdin_filename:
-            config = resolver.for_path(Path(stdin_filename).parent)
-            return [Task(stdin_filename, config, fix=fix, write=False, unsafe=unsafe, data=sys.stdin.buffer.read())]
-        return [
-            item if not isinstance(item, str) else Task(item, resolver.for_path(item), fix=fix, write=write, unsafe=unsafe)
-            for item in discover(paths or (".",), resolver.for_path)
-        ]
+        resolver = ConfigResolver(_split(select) or None, _split(ignore), _split(extend_select))
     except ConfigError as error:
-        click.echo(f"gradlint: error: {error}", err=True)
-        sys.exit(2)
+        raise click.UsageError(str(error)) from None
+    options = dict(fix=fix, unsafe=unsafe, edits=edits)
+    stdin_filename = _stdin_name(paths, stdin_filename)
+    if stdin_filename:
+        config = resolver.for_path(Path(stdin_filename).parent)
+        if force_exclude and config.excluded(stdin_filename):
+            config = replace(config, select=(), extend_select=())  # excluded: nothing to report
+        return [Task(stdin_filename, config, write=False, data=sys.stdin.buffer.read(), **options)]
+    return [
+        item if not isinstance(item, str)
+        else Task(item, resolver.for_path(item), write=write, add_noqa=add_noqa, **options)
+        for item in discover(paths or (".",), resolver.for_path, force_exclude=force_exclude)
+    ]
+
+
+def _stdin_name(paths: tuple[str, ...], stdin_filename: str | None) -> str | None:
+    """The name stdin is checked under: --stdin-filename, or `-` given as the only path."""
+    if "-" not in paths:
+        return stdin_filename
+    if len(paths) > 1:
+        raise click.UsageError("`-` (read stdin) cannot be combined with other paths")
+    return stdin_filename or "-"
 
 
 def _verbose() -> bool:
@@ -94,9 +106,11 @@ common = [
         "--cache-dir", type=click.Path(file_okay=False),
         help="Cache folder (default .gradlint_cache; env GRADLINT_CACHE_DIR).",
     ),
-    click.option("--select", multiple=True, help="Rule codes or prefixes to enable (e.g. GL2,GL301)."),
-    click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
+    click.option("--select", multiple=True, help="Rules to enable: codes, prefixes or names (e.g. GL2,clip-after-step)."),
+    click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection (e.g. GL001)."),
+    click.option("--ignore", multiple=True, help="Rules to disable: codes, prefixes or names."),
     click.option("--stdin-filename", help="Read the source from stdin; use this name for config and reports."),
+    click.option("--force-exclude", is_flag=True, help="Apply exclude and extend-exclude to files named on the command line too."),
     click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary."),
     click.option("-v", "--verbose", is_flag=True, help="Print the traceback of internal errors (also GRADLINT_DEBUG=1)."),
 ]
@@ -117,16 +131,35 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @with_common
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True)
+@click.option(
+    "--output-format", "--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True,
+    envvar="GRADLINT_OUTPUT_FORMAT", show_envvar=True, help="How to report the findings.",
+)
 @click.option("--statistics", is_flag=True, help="Count diagnostics per rule instead of listing them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to this file.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: GLxxx` to every line with a finding (to adopt gradlint).")
+@click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
+@click.option("--show-settings", is_flag=True, help="Show the settings of the first file that would be checked, and exit.")
 @guarded
-def check(paths, no_cache, cache_dir, select, ignore, stdin_filename, quiet, verbose, fmt, statistics, exit_zero, output_file):
-    """Check PATHS (files or folders; default: the current folder)."""
+def check(paths, no_cache, cache_dir, select, extend_select, ignore, stdin_filename, force_exclude, quiet, verbose, fmt,
+          statistics, exit_zero, output_file, add_noqa, show_files, show_settings):
+    """Check PATHS (files or folders; default: the current folder; `-`: stdin)."""
+    if add_noqa and _stdin_name(paths, stdin_filename):
+        raise click.UsageError("--add-noqa changes files; it cannot read stdin")
+    tasks = _tasks(paths, stdin_filename, select, ignore, extend_select=extend_select, force_exclude=force_exclude,
+                   add_noqa=add_noqa, edits=fmt in WITH_EDITS and not statistics)
+    if show_files or show_settings:
+        from gradlint.show import files_listing, settings
+
+        click.echo(files_listing(tasks) if show_files else settings(tasks), nl=False)
+        sys.exit(0)
     from gradlint.cache import open_cache
 
-    results = run(_tasks(paths, stdin_filename, select, ignore), cache=open_cache(no_cache, cache_dir))
+    results = run(tasks, cache=open_cache(no_cache, cache_dir))
+    if add_noqa:
+        _noqa_summary(results, quiet)
+        sys.exit(2 if _report_errors(results) else 0)
     diagnostics = [d for r in results for d in r.diagnostics]
     color = _color() and not output_file
     if statistics:
@@ -143,6 +176,13 @@ def check(paths, no_cache, cache_dir, select, ignore, stdin_filename, quiet, ver
     _emit(report, output_file)
     _report_errors(results)
     sys.exit(2 if errors else (1 if diagnostics and not exit_zero else 0))
+
+
+def _noqa_summary(results: list[FileResult], quiet: bool) -> None:
+    silenced = sum(len(r.fixed) for r in results)
+    files = sum(1 for r in results if r.fixed)
+    if not quiet:
+        click.echo(f"Added `# noqa` for {_plural(silenced, 'finding')} in {_plural(files, 'file')}.")
 
 
 def _plural(count: int, word: str) -> str:
@@ -189,12 +229,14 @@ def _emit(report: str, output_file: str | None) -> None:
     help="Also apply unsafe fixes: they change the size of the updates the run was tuned with (see each rule's doc).",
 )
 @guarded
-def fix(paths, no_cache, cache_dir, select, ignore, stdin_filename, quiet, verbose, diff, unsafe_fixes):
-    """Fix PATHS in place (default: the current folder). Applies safe fixes; --unsafe-fixes
-    applies the unsafe ones too. Fixing reads every file afresh: the cache options are
-    accepted for symmetry with `check` and change nothing."""
-    results = run(_tasks(paths, stdin_filename, select, ignore, fix=True, write=not diff, unsafe=unsafe_fixes))
-    if stdin_filename and not diff:
+def fix(paths, no_cache, cache_dir, select, extend_select, ignore, stdin_filename, force_exclude, quiet, verbose, diff,
+        unsafe_fixes):
+    """Fix PATHS in place (default: the current folder; `-`: stdin, the fixed source to stdout).
+    Applies safe fixes; --unsafe-fixes applies the unsafe ones too. Fixing reads every file
+    afresh: the cache options are accepted for symmetry with `check` and change nothing."""
+    results = run(_tasks(paths, stdin_filename, select, ignore, fix=True, write=not diff, unsafe=unsafe_fixes,
+                         extend_select=extend_select, force_exclude=force_exclude))
+    if _stdin_name(paths, stdin_filename) and not diff:
         result = results[0]
         if result.output is not None:
             sys.stdout.buffer.write(result.output)

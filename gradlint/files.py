@@ -1,5 +1,5 @@
-"""Finding the files to check, reading them (regular files only), and writing fixed ones
-safely: atomically, through symlinks, never over a read-only or changed file."""
+"""Reading the files to check (regular files only) and writing fixed ones safely: atomically,
+through symlinks, never over a read-only or changed file (discovery.py finds them)."""
 
 from __future__ import annotations
 
@@ -7,61 +7,8 @@ import errno
 import os
 import stat
 import tempfile
-from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
 
-from gradlint.config import Config
-from gradlint.sources import SourceError, is_supported
-
-DEFAULT_EXCLUDES = frozenset(
-    {
-        ".git", ".hg", ".svn", ".venv", "venv", ".env", "__pycache__", "build", "dist",
-        "node_modules", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-        "site-packages", ".eggs", ".ipynb_checkpoints", "_build", ".direnv", "__pypackages__",
-    }
-)
-
-
-@dataclass(frozen=True)
-class Missing:
-    """A path the user named that is not there."""
-
-    path: str
-    reason: str
-
-
-def discover(paths: Iterable[str], config_for: Callable[[str], Config]) -> Iterator[str | Missing]:
-    """Files to check, in a stable order, each once. Named files are always checked; folders
-    are walked, skipping the usual virtualenv/build folders and the configured excludes."""
-    seen: set[str] = set()
-    for path in paths:
-        if os.path.isdir(path):
-            found: Iterable[str] = _walk(path, config_for)
-        elif os.path.exists(path):
-            found = [path]
-        else:
-            yield Missing(path, missing_reason(path))
-            continue
-        for file in found:
-            real = os.path.realpath(file)
-            if real not in seen:
-                seen.add(real)
-                yield file
-
-
-def _walk(root: str, config_for: Callable[[str], Config]) -> Iterator[str]:
-    for directory, subdirs, files in os.walk(root):
-        config = config_for(directory)
-        subdirs[:] = sorted(
-            d for d in subdirs
-            if d not in DEFAULT_EXCLUDES and not d.endswith(".egg-info")
-            and not config.excluded(os.path.join(directory, d))
-        )
-        for name in sorted(files):
-            path = os.path.join(directory, name)
-            if is_supported(name) and not config.excluded(path):
-                yield os.path.normpath(path) if root != "." else os.path.relpath(path)
-
+from gradlint.sources import SourceError
 
 KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
          stat.S_IFBLK: "a block device", stat.S_IFDIR: "a directory"}

@@ -31,6 +31,11 @@ class MoveStatement:
 
 
 @dataclass(frozen=True)
+class RemoveStatement:
+    statement: Position
+
+
+@dataclass(frozen=True)
 class InsertStatement:
     code: str
     anchor: Position
@@ -62,7 +67,18 @@ class EnsureImport:
     module: str
 
 
-Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport]
+@dataclass(frozen=True)
+class ReplaceText:
+    """Replace the text from `start` to `end` (exclusive): for comments, which no tree holds."""
+
+    start: Position
+    end: Position
+    text: str
+
+
+Operation = Union[
+    MoveStatement, RemoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport, ReplaceText
+]
 
 
 @dataclass(frozen=True)

@@ -27,14 +27,15 @@ from pathlib import Path
 
 from IPython.core.error import InputRejected
 
-from gradlint.config import ConfigError, load_config
+from gradlint.config import Config, ConfigError, load_config
 from gradlint.diagnostics import Diagnostic
 from gradlint.linter import InternalError, find, parse, to_diagnostic
-from gradlint.rules import Rule, select_rules
 from gradlint.sources import SourceError
 from gradlint.sources.notebook import NotebookDocument
 
 SESSION_NAME = "ipython-session.ipynb"  # the path the session's virtual notebook is given
+# Earlier lines a check reads at most, so a long session does not slow every cell down
+CONTEXT_LINES = 1000
 
 
 def load_ipython_extension(ipython) -> None:
@@ -61,6 +62,23 @@ def unload_ipython_extension(ipython) -> None:
     ipython._gradlint_checker = None
 
 
+def context(history: list[str], budget: int = CONTEXT_LINES) -> list[str]:
+    """The earlier cells a check reads: all of them while they fit in `budget` lines; else the
+    first cells (imports, model, optimizer) up to a quarter of it and the latest for the rest."""
+    sizes = [source.count("\n") + 1 for source in history]
+    if sum(sizes) <= budget:
+        return list(history)
+    head, used = 0, 0
+    while head < len(history) and used + sizes[head] <= budget // 4:
+        used += sizes[head]
+        head += 1
+    tail = len(history)
+    while tail > head and used + sizes[tail - 1] <= budget:
+        used += sizes[tail - 1]
+        tail -= 1
+    return history[:head] + history[tail:]
+
+
 def session_document(sources: list[str]) -> NotebookDocument:
     """The session's cells as one notebook (the last source is the cell about to run)."""
     cells = [{"cell_type": "code", "metadata": {}, "source": source} for source in sources]
@@ -73,6 +91,7 @@ class Checked:
     join the session's module, so one bad cell cannot blind the checks that follow)."""
 
     source: str
+    context: list[str]  # the earlier cells it was read after
     diagnostics: list[Diagnostic] = field(default_factory=list)
     parses: bool = True
 
@@ -108,17 +127,15 @@ class CellChecker:
         self.flagged: tuple[list[str], str] | None = None  # (history before, source) of the last flagged cell
         self.reject: str | None = None  # strict mode: why the cell about to run is refused
         self.gate = Gate(self)
-        self.rules = self._rules()
+        self.config = self._config()
+        self.rules = self.config.rules_for(os.path.join(os.getcwd(), SESSION_NAME))
 
-    # -- configuration ---------------------------------------------------------------------
-
-    def _rules(self) -> list[Rule]:
+    def _config(self) -> Config:
         try:
-            config = load_config(Path.cwd())
+            return load_config(Path.cwd())
         except ConfigError as error:
-            self._say(f"{error}; using every rule")
-            return select_rules()
-        return config.rules_for(os.path.join(os.getcwd(), SESSION_NAME))
+            self._say(f"{error}; using the defaults")
+            return Config()
 
     # -- checking --------------------------------------------------------------------------
 
@@ -128,8 +145,8 @@ class CellChecker:
 
     def check(self, source: str) -> Checked:
         """The findings of the cell `source`, run after the session's cells so far."""
-        checked = Checked(source)
-        sources = [*self.history, source]
+        checked = Checked(source, context(self.history))
+        sources = [*checked.context, source]
         try:
             doc = session_document(sources)
             checked.diagnostics = [
@@ -140,6 +157,8 @@ class CellChecker:
             checked.parses = self._parses(source)  # Python itself will report a syntax error
         except InternalError as error:
             self._say(str(error))
+        except Exception as error:  # a bug in gradlint must never get in the way of a cell
+            self._say(f"internal error, cell not checked: {type(error).__name__}: {error}")
         return checked
 
     @staticmethod
@@ -158,7 +177,7 @@ class CellChecker:
         self.pending = checked
         fresh = [d for d in checked.diagnostics if self._first_time(d)]
         if checked.diagnostics:
-            self.flagged = (list(self.history), checked.source)
+            self.flagged = (checked.context, checked.source)
         if self.strict and checked.diagnostics:
             codes = ", ".join(dict.fromkeys(d.code for d in checked.diagnostics))
             self.reject = f"gradlint (strict): cell not run: {codes} (`%gradlint fix` shows the fixed cell)"
@@ -191,7 +210,10 @@ class CellChecker:
             self.strict = command == "strict"
             print(f"gradlint: {self.status()}")
         elif command == "fix":
-            print(self.fixed_cell(unsafe="--unsafe-fixes" in words[1:]))
+            try:
+                print(self.fixed_cell(unsafe="--unsafe-fixes" in words[1:]))
+            except (SourceError, InternalError) as error:
+                self._say(f"cannot fix the last flagged cell: {error}")
         elif command == "":
             print(f"gradlint: {self.status()}")
         else:
@@ -209,16 +231,16 @@ class CellChecker:
         if self.flagged is None:
             return "gradlint: no cell has had a finding yet"
         from gradlint.fixer import fix_document
-        from gradlint.safe_fixes import fixing_rules
 
         history, source = self.flagged
         doc = session_document([*history, source])
-        outcome = fix_document(doc, fixing_rules(self.rules, unsafe))
+        policy = self.config.fix_policy(unsafe)
+        outcome = fix_document(doc, self.rules, policy)
         number = len(history) + 1
         new_source = doc.new_sources(outcome.text).get(number) if outcome.changed else None
         left = [
             d for d in (to_diagnostic(doc, rule, finding) for rule, finding in find(doc, self.rules))
-            if d.cell == number and d.fixable and d.applicability == "unsafe" and not unsafe
+            if d.cell == number and d.fixable and policy.allows(d.code) and not policy.applies(d.code, d.applicability)
         ]
         note = ""
         if left:

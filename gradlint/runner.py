@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Sequence
 
 from gradlint.config import Config
 from gradlint.diagnostics import FileResult
-from gradlint.files import Missing, WriteError, read_bytes, write_fixed
-from gradlint.linter import InternalError
+from gradlint.discovery import Missing
+from gradlint.files import WriteError, read_bytes, write_fixed
+from gradlint.linter import InternalError, find, parse, to_diagnostic
 from gradlint.model.project import content_hash, forget_projects, project_context
-from gradlint.sources import SourceError, load_document
+from gradlint.sources import Document, SourceError, load_document
+from gradlint.suppression import with_noqa
 
 if TYPE_CHECKING:
     from gradlint.cache import Cache
@@ -28,7 +30,9 @@ class Task:
     fix: bool = False
     write: bool = True  # False: compute the diff only (`fix --diff`, stdin)
     unsafe: bool = False  # apply unsafe fixes too (`fix --unsafe-fixes`)
+    edits: bool = False  # compute each fix's edits (for the formats that report them)
     data: bytes | None = None  # stdin contents
+    add_noqa: bool = False  # `check --add-noqa`: suppress every finding in the file instead
     cache_dir: str | None = None  # where module summaries are cached (None: not cached)
 
 
@@ -78,12 +82,15 @@ def process(task: Task) -> FileResult:
         data = task.data if task.data is not None else read_bytes(task.path)
         document = load_document(task.path, data)
         rules = task.config.rules_for(task.path)
-        policy = task.config.fix_policy(unsafe=task.unsafe)
         project = project_context(task.path, task.cache_dir) if task.data is None else None
+        if task.add_noqa:
+            _add_noqa(task, document, data, rules, result, project)
+            return result
+        policy = task.config.fix_policy(unsafe=task.unsafe)
         from gradlint.fixer import diagnose, fix_document
 
         if not task.fix:
-            result.diagnostics = diagnose(document, rules, policy, project)
+            result.diagnostics = diagnose(document, rules, policy, edits=task.edits, project=project)
             if task.cache_dir is not None:
                 result.digest, result.dependencies = content_hash(data), project.used if project else {}
             return result
@@ -101,6 +108,23 @@ def process(task: Task) -> FileResult:
         result.error = f"internal error: {type(error).__name__}: {error}"
         result.detail = _traceback(error)
     return result
+
+
+def _add_noqa(task: Task, document: Document, original: bytes, rules, result: FileResult, project) -> None:
+    """Write `# noqa: GLxxx` for every finding (never for GL001, which judges such comments)."""
+    pairs = [(rule, finding) for rule, finding in find(document, rules, project) if rule.needs_model]
+    if not pairs:
+        return
+    text, _ = with_noqa(document.text, [(finding.span.line, finding.code) for _, finding in pairs])
+    output = document.render(text)  # a notebook refuses edits of masked magics: one-line error
+    try:
+        parse(load_document(task.path, output))
+    except SourceError:  # cannot happen to comments put where they can go; never write it anyway
+        raise SourceError("adding `# noqa` comments would break the code; nothing written") from None
+    result.output = output
+    result.fixed = [to_diagnostic(document, rule, finding) for rule, finding in pairs]
+    if task.write:
+        _write(result, original, [])
 
 
 def _write(result: FileResult, original: bytes, before: list) -> None:

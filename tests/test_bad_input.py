@@ -278,13 +278,13 @@ def test_path_that_does_not_exist(work):
 
 def test_file_vanishes_between_discovery_and_reading(work, monkeypatch):
     from gradlint import cli as gl_cli
-    from gradlint import files as gl_files
+    from gradlint import discovery
 
     doomed = put(work, "pkg/a_tmp_train.py", ACCUM_NOT_DIVIDED)
     put(work, "pkg/b_train.py", CLIP_AFTER_STEP)
 
-    def discover_then_delete(paths, config):
-        found = list(gl_files.discover(paths, config))
+    def discover_then_delete(paths, config, **options):
+        found = list(discovery.discover(paths, config, **options))
         assert "pkg/a_tmp_train.py" in found  # it was discovered...
         doomed.unlink()  # ...and an editor's atomic save removed it before gradlint read it
         return found

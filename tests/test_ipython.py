@@ -9,6 +9,7 @@ pytest.importorskip("IPython")
 pytest.importorskip("torch")
 
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from traitlets.config import Config  # noqa: E402
 
 SETUP = """\
 import torch
@@ -57,8 +58,10 @@ clean_done = True
 def shell(tmp_path, monkeypatch):
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
     monkeypatch.chdir(tmp_path)
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"  # nothing left behind to write at exit
     InteractiveShell.clear_instance()
-    ip = InteractiveShell.instance(colors="nocolor")
+    ip = InteractiveShell.instance(config=config, colors="nocolor")
     yield ip
     InteractiveShell.clear_instance()
 
@@ -70,16 +73,21 @@ def run(shell, cell: str, capsys) -> tuple[bool, str]:
     return result.success, out.out + out.err
 
 
-def test_buggy_cell_warns_once_and_still_runs(shell, capsys):
+def start(shell, capsys) -> None:
+    """Load the extension and run the set-up cell (model, optimizer, data)."""
     run(shell, "%load_ext gradlint", capsys)
     ok, printed = run(shell, SETUP, capsys)
     assert ok and printed == ""  # a clean cell: not a word
+
+
+def test_buggy_cell_warns_once_and_still_runs(shell, capsys):
+    start(shell, capsys)
     ok, printed = run(shell, ACCUMULATE, capsys)
     assert ok and shell.user_ns["steps_done"] == 8  # the cell ran
     (first, *rest) = printed.splitlines()
     assert first.startswith("gradlint: cell line 4: GL201 accumulation-without-loss-scaling: ")
     assert "`accum_steps`" in first
-    assert any(line.strip().startswith("fix") and "Divide the loss by `accum_steps`" in line for line in rest)
+    assert "  fix (unsafe): Divide the loss by `accum_steps`" in rest
     assert "%gradlint fix" in printed
     assert printed.count("GL201") == 1
     ok, printed = run(shell, ACCUMULATE, capsys)  # the same cell again: said already
@@ -87,8 +95,7 @@ def test_buggy_cell_warns_once_and_still_runs(shell, capsys):
 
 
 def test_clean_cell_is_silent(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     ok, printed = run(shell, CLEAN, capsys)
     assert ok and printed == "" and shell.user_ns["clean_done"]
 
@@ -104,8 +111,7 @@ for i, (x, y) in enumerate(batches):
         optimizer.step()
         optimizer.zero_grad()
 """
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     ok, printed = run(shell, loop, capsys)
     assert ok and printed == ""
     ddp = f"""\
@@ -134,8 +140,7 @@ def test_loaded_mid_session_sees_earlier_cells(shell, capsys):
 
 
 def test_off_and_on(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     _, printed = run(shell, "%gradlint off", capsys)
     assert "off" in printed
     _, printed = run(shell, CLIP_AFTER_STEP, capsys)
@@ -146,8 +151,7 @@ def test_off_and_on(shell, capsys):
 
 
 def test_strict_blocks_a_cell_with_findings(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     _, printed = run(shell, "%gradlint strict", capsys)
     assert "strict" in printed
     ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
@@ -174,17 +178,17 @@ def test_fix_prints_the_fixed_cell(shell, capsys):
 
 
 def test_fix_with_unsafe_fixes(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     run(shell, ACCUMULATE, capsys)
+    _, printed = run(shell, "%gradlint fix", capsys)  # GL201's fix is unsafe: not by default
+    assert "no fix applies" in printed and "unsafe fixes of GL201 left out" in printed
     _, printed = run(shell, "%gradlint fix --unsafe-fixes", capsys)
     assert "    (loss / accum_steps).backward()\n" in printed
     assert printed.rstrip().endswith("steps_done = i + 1")
 
 
 def test_syntax_errors_are_left_to_python(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     ok, printed = run(shell, "for x in batches\n    pass\n", capsys)
     assert not ok and "gradlint" not in printed and "SyntaxError" in printed
     _, printed = run(shell, CLIP_AFTER_STEP, capsys)  # the broken cell does not blind later checks
@@ -193,9 +197,44 @@ def test_syntax_errors_are_left_to_python(shell, capsys):
 
 def test_config_from_the_working_folder(shell, capsys, tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL101"]\n')
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     _, printed = run(shell, CLIP_AFTER_STEP, capsys)
     assert printed == ""
     _, printed = run(shell, ACCUMULATE, capsys)
     assert "GL201" in printed
+
+
+def test_a_long_session_keeps_its_first_and_latest_cells_in_view():
+    """Past the context window the setup cells and the latest ones are read, the middle not."""
+    from gradlint.ipython import CONTEXT_LINES, context
+
+    fillers = ["".join(f"def helper_{k}_{n}(x):\n    return x * {n}\n\n" for n in range(40)) for k in range(20)]
+    cells = [SETUP, *fillers, ACCUMULATE]
+    assert sum(c.count("\n") + 1 for c in cells) > CONTEXT_LINES
+    kept = context(cells)
+    assert kept[0] == SETUP and kept[-1] == ACCUMULATE and kept[-2] == fillers[-1]
+    assert fillers[len(fillers) // 2] not in kept
+    assert sum(c.count("\n") + 1 for c in kept) <= CONTEXT_LINES
+    assert context(cells[:3]) == cells[:3]
+
+
+def test_skip_cell_and_suppressions(shell, capsys):
+    start(shell, capsys)
+    _, printed = run(shell, "# gradlint: skip-cell\n" + CLIP_AFTER_STEP, capsys)
+    assert printed == ""
+    suppressed = CLIP_AFTER_STEP.replace("1.0)\n", "1.0)  # noqa: GL101\n")
+    _, printed = run(shell, suppressed, capsys)
+    assert printed == ""
+
+
+def test_a_crashing_rule_costs_one_line_and_the_cell_runs(shell, capsys, monkeypatch):
+    from gradlint.rules.ordering import ClipAfterStep
+
+    def crash(self, model):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(ClipAfterStep, "check", crash)
+    start(shell, capsys)
+    ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
+    assert ok and shell.user_ns["clipped"]
+    assert printed.strip() == "gradlint: internal error in GL101: RuntimeError: boom"

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scoring import checkout_name, load_manifest  # noqa: E402
+from scoring import checkout_name, load_manifest
 
 HERE = Path(__file__).resolve().parent
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -62,10 +62,19 @@ def materialize(git_dir: Path, commit: str, target: Path) -> int:
         meta, path = row.split(b"\t", 1)
         mode, kind, sha, size = meta.split()
         name = path.decode("utf-8", "surrogateescape")
-        if kind == b"blob" and mode != b"120000" and wanted(name) and size != b"-" and int(size) <= MAX_BYTES:
+        # a mirror may list large blobs it does not hold (size "BAD"): skip them
+        if (
+            kind == b"blob"
+            and mode != b"120000"
+            and wanted(name)
+            and size.isdigit()
+            and int(size) <= MAX_BYTES
+        ):
             blobs.append((name, sha.decode()))
     contents = _cat_blobs(git_dir, [sha for _, sha in blobs])
     for (name, _), data in zip(blobs, contents):
+        if data is None:
+            continue
         out = target / name
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
@@ -73,13 +82,18 @@ def materialize(git_dir: Path, commit: str, target: Path) -> int:
     return len(blobs)
 
 
-def _cat_blobs(git_dir: Path, shas: list[str]) -> list[bytes]:
-    """Read many blobs with one `git cat-file --batch`."""
+def _cat_blobs(git_dir: Path, shas: list[str]) -> list[bytes | None]:
+    """Read many blobs with one `git cat-file --batch` (None for a blob the mirror lacks)."""
     raw = git(git_dir, "cat-file", "--batch", input="".join(s + "\n" for s in shas).encode())
     out, pos = [], 0
     for _ in shas:
         header_end = raw.index(b"\n", pos)
-        size = int(raw[pos:header_end].split()[2])
+        header = raw[pos:header_end].split()
+        if header[-1] == b"missing":
+            out.append(None)
+            pos = header_end + 1
+            continue
+        size = int(header[2])
         start = header_end + 1
         out.append(raw[start : start + size])
         pos = start + size + 1
@@ -111,7 +125,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skip {repo}@{commit[:12]}: {reason[0]}", file=sys.stderr)
             problems += 1
             continue
-        missing = [e.path for e in entries if e.repo == repo and e.commit == commit and not (target / e.path).is_file()]
+        missing = [
+            e.path
+            for e in entries
+            if e.repo == repo and e.commit == commit and not (target / e.path).is_file()
+        ]
         for path in missing:
             print(f"missing {repo}@{commit[:12]}:{path}", file=sys.stderr)
         problems += len(missing)

@@ -11,6 +11,7 @@ from typing import Callable
 
 from gradlint.config import Config
 from gradlint.diagnostics import Diagnostic
+from gradlint.fixplan import FixPolicy
 from gradlint.linter import InternalError, find, to_diagnostic
 from gradlint.lsp.documents import Snapshot
 from gradlint.rules import Finding, Rule
@@ -23,6 +24,7 @@ class Analysis:
 
     snapshot: Snapshot
     settings: object  # the client settings it was checked with
+    policy: FixPolicy = FixPolicy()  # which fixes fix-all applies (config and unsafeFixes)
     doc: Document | None = None
     rules: list[Rule] = field(default_factory=list)
     pairs: list[tuple[Rule, Finding]] = field(default_factory=list)
@@ -35,10 +37,12 @@ class Analysis:
         return f"{id(self):x}"
 
 
-def analyse(snapshot: Snapshot, settings: object, config: Config, on_error: Callable[[str], None]) -> Analysis:
+def analyse(
+    snapshot: Snapshot, settings: object, config: Config, unsafe: bool, on_error: Callable[[str], None]
+) -> Analysis:
     """Check a snapshot with `config`; a module that does not parse (half-typed) has no
     diagnostics, a crashing rule is reported through `on_error`."""
-    analysis = Analysis(snapshot, settings)
+    analysis = Analysis(snapshot, settings, config.fix_policy(unsafe))
     if config.excluded(snapshot.path):
         return analysis
     try:

@@ -28,6 +28,14 @@ class Cell:
     uri: str
     text: str
     version: int | None
+    code: bool = True  # a code cell (else markdown)
+    language: str | None = None
+
+    def as_nbformat(self) -> dict:
+        if not self.code:
+            return {"cell_type": "markdown", "metadata": {}, "source": self.text}
+        metadata = {"vscode": {"languageId": self.language}} if self.language else {}
+        return {"cell_type": "code", "metadata": metadata, "source": self.text}
 
 
 @dataclass
@@ -40,24 +48,22 @@ class Snapshot:
     path: str
     text: str = ""
     cells: dict[int, Cell] = field(default_factory=dict)
-    notebook_cells: list[dict] = field(default_factory=list)
     metadata: dict = field(default_factory=dict)
 
     @property
     def key(self) -> tuple:
-        """What the analysis depends on: the texts (versions only change with them)."""
+        """What the analysis depends on (versions change only with the texts)."""
         if not self.cells:
             return (self.text,)
-        return tuple((c.uri, c.text) for c in self.cells.values()) + tuple(
-            cell.get("metadata", {}).get("vscode", {}).get("languageId", "") for cell in self.notebook_cells
-        )
+        return tuple((c.uri, c.text, c.code, c.language) for c in self.cells.values())
 
     def document(self) -> Document:
         if not self.cells:
             return PythonDocument(self.path, self.text)
         from gradlint.sources.notebook import NotebookDocument
 
-        return NotebookDocument.from_cells(self.path, self.notebook_cells, self.metadata)
+        cells = [cell.as_nbformat() for cell in self.cells.values()]
+        return NotebookDocument.from_cells(self.path, cells, self.metadata)
 
     def targets(self) -> list[str]:
         """The URIs diagnostics are published to."""
@@ -138,20 +144,18 @@ class DocumentStore:
 
     def _notebook(self, notebook: types.NotebookDocument) -> Snapshot:
         cells: dict[int, Cell] = {}
-        entries: list[dict] = []
         for number, cell in enumerate(notebook.cells, start=1):
             document = self.workspace.text_documents.get(cell.document)
-            text = document.source if document is not None else ""
-            cells[number] = Cell(cell.document, text, document.version if document is not None else None)
-            if cell.kind == types.NotebookCellKind.Code:
-                language = document.language_id if document is not None else None
-                metadata = {"vscode": {"languageId": language}} if language else {}
-                entries.append({"cell_type": "code", "metadata": metadata, "source": text})
-            else:
-                entries.append({"cell_type": "markdown", "metadata": {}, "source": text})
+            cells[number] = Cell(
+                cell.document,
+                document.source if document is not None else "",
+                document.version if document is not None else None,
+                code=cell.kind == types.NotebookCellKind.Code,
+                language=document.language_id if document is not None else None,
+            )
         metadata = notebook.metadata if isinstance(notebook.metadata, dict) else {}
         path = self.path_for(notebook.uri, ".ipynb")
-        return Snapshot(notebook.uri, notebook.version, path, cells=cells, notebook_cells=entries, metadata=metadata)
+        return Snapshot(notebook.uri, notebook.version, path, cells=cells, metadata=metadata)
 
 
 def lines_of(text: str) -> list[str]:

@@ -16,7 +16,6 @@ from lsprotocol import types
 from gradlint.diagnostics import Diagnostic, Edit, Span
 from gradlint.linter import to_diagnostic
 from gradlint.lsp.analysis import Analysis
-from gradlint.safe_fixes import fixing_rules
 from gradlint.sources import SourceError
 from gradlint.suppression import ignore_list
 
@@ -87,18 +86,20 @@ def fix_edits(analysis: Analysis, diagnostic: Diagnostic) -> list[Edit] | None:
     return None
 
 
-def fix_all_edits(analysis: Analysis, unsafe: bool) -> list[Edit]:
-    """Every fix that applies (unsafe ones only when `unsafe`), as edits of the original."""
+def fix_all_edits(analysis: Analysis) -> list[Edit]:
+    """Every fix the analysis's policy applies (unsafe ones only with `unsafeFixes`), as edits
+    of the original."""
     from gradlint.fixer import fix_document
 
-    if analysis.doc is None or not any(fix_applies(d, unsafe) for d in analysis.diagnostics):
+    if analysis.doc is None or not any(fix_applies(analysis, d) for d in analysis.diagnostics):
         return []
-    outcome = fix_document(analysis.doc, fixing_rules(analysis.rules, unsafe))
+    outcome = fix_document(analysis.doc, analysis.rules, analysis.policy)
     return analysis.doc.edits(outcome.text) if outcome.changed else []
 
 
-def fix_applies(d: Diagnostic, unsafe: bool) -> bool:
-    return d.fixable and (unsafe or d.applicability == "safe")
+def fix_applies(analysis: Analysis, d: Diagnostic) -> bool:
+    """Fix-all would apply this diagnostic's fix."""
+    return d.fixable and analysis.policy.applies(d.code, d.applicability)
 
 
 def ignore_edit(analysis: Analysis, diagnostic: Diagnostic) -> list[Edit] | None:

@@ -103,7 +103,7 @@ class GradlintServer(LanguageServer):
         log_error = lambda message: self.window_log_message(  # noqa: E731
             types.LogMessageParams(types.MessageType.Error, message)
         )
-        return self.cache.store(analyse(snapshot, self.settings, config, log_error))
+        return self.cache.store(analyse(snapshot, self.settings, config, self.settings.unsafe_fixes, log_error))
 
     def safe_analyse(self, owner: str) -> Analysis | None:
         """`analyse`, but a crash is logged, never sent up to take the editor's session down."""
@@ -129,12 +129,28 @@ class GradlintServer(LanguageServer):
             return lines[n - 1] if 0 < n <= len(lines) else None
 
         def convert(d: Diagnostic) -> types.Diagnostic:
-            data = lsp_diagnostic(d, line_text, units=units)
-            if data["data"]["fix"]:
-                data["data"]["fix"]["applicability"] = d.applicability
-            return _converter.structure(data, types.Diagnostic)
+            return _converter.structure(lsp_diagnostic(d, line_text, units=units), types.Diagnostic)
 
         return [convert(d) if analysis.snapshot.target(d.cell) == target else None for d in analysis.diagnostics]
+
+    def code_points(self, lines: list[str], position: types.Position) -> types.Position:
+        """A client position (in the client's units) in code points."""
+        if not lines:
+            return position
+        codec = self.workspace.position_codec
+        return codec.position_from_client_units(lines, types.Position(position.line, position.character))
+
+    def diagnostics_at(self, analysis: Analysis, uri: str, where: types.Range) -> list[Diagnostic]:
+        """The diagnostics of `uri` whose range meets `where` (client positions)."""
+        cell = analysis.snapshot.cell_of(uri) if analysis.snapshot.cells else None
+        lines = analysis.snapshot.lines(uri)
+        first, last = self.code_points(lines, where.start), self.code_points(lines, where.end)
+        lo, hi = (first.line + 1, first.character), (last.line + 1, last.character)
+        return [
+            d
+            for d in analysis.diagnostics
+            if d.cell == cell and (d.span.line, d.span.column) <= hi and lo <= (d.span.end_line, d.span.end_column)
+        ]
 
     # -- pushing -----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import ImportTable, dotted
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
+from gradlint.model.values import Values
 
 if TYPE_CHECKING:
     from gradlint.model.callees import ProjectResolver
@@ -69,6 +70,10 @@ class ModuleModel:
         return Roles(self)
 
     @cached_property
+    def values(self) -> Values:
+        return Values(self)
+
+    @cached_property
     def _line_starts(self) -> list[int]:
         return [0, *(m.end() for m in LINE_BREAK.finditer(self.text))]
 
@@ -105,6 +110,13 @@ class ModuleModel:
 
         return self.memo(("nested", id(function)), compute)
 
+    def returns(self, function: ast.AST) -> list[ast.expr]:
+        """The values `function`'s own `return` statements give (not those of nested functions)."""
+        return self.memo(("returns", id(function)), lambda: [
+            s.value for s in self.statements
+            if isinstance(s, ast.Return) and s.value is not None and self.parents.scope_of(s) is function
+        ])
+
     def class_attributes(self, cls: ast.ClassDef) -> dict[str, list[ast.expr]]:
         """`self.X = value` anywhere in the class or the base classes the model can read:
         attribute name -> the values assigned, nearest class first."""
@@ -125,9 +137,9 @@ class ModuleModel:
 
         return self.memo(("attributes", id(cls)), compute)
 
-    def calls_named(self, name: str) -> list[tuple[ast.Call, ast.AST]]:
-        """Calls `name(...)` and `x.name(...)` in the module, each with the function (or the
-        module) whose code holds it. Only statements on lines that spell the call are read."""
+    def calls_named(self, name: str) -> list[tuple[ast.Call, ast.stmt]]:
+        """Calls `name(...)` and `x.name(...)` in the module, each with the statement holding
+        it. Only statements on lines that spell the call are read."""
 
         def compute():
             pattern = re.compile(r"\b%s\s*\(" % re.escape(name))
@@ -140,7 +152,7 @@ class ModuleModel:
                         continue
                     for node in ast.walk(root):
                         if isinstance(node, ast.Call) and _call_name(node.func) == name:
-                            found.append((node, self.parents.scope_of(stmt)))
+                            found.append((node, stmt))
             return found
 
         return self.memo(("calls", name), compute)
@@ -152,9 +164,11 @@ class ModuleModel:
             }
         return self._methods[id(cls)]
 
-    def memo(self, key: tuple, compute):
-        """Per-module memo for facts asked again by every loop around the same code."""
+    def memo(self, key: tuple, compute, while_computing=None):
+        """Per-module memo for facts asked again by every loop around the same code; a fact
+        asked again while it is being computed (mutual recursion) is `while_computing`."""
         if key not in self._memo:
+            self._memo[key] = while_computing
             self._memo[key] = compute()
         return self._memo[key]
 
@@ -196,7 +210,7 @@ class ModuleModel:
         return [self.line_at(m.start()) for m in BACKWARD_CALL.finditer(self.text)]
 
     @cached_property
-    def backward_helper_names(self) -> set[str]:
+    def backward_helper_names(self) -> set[str] | None:
         """Names under which code that reaches a backward call is called from elsewhere."""
         lines = self.backward_lines
         seed = {
@@ -206,22 +220,20 @@ class ModuleModel:
         return self._helper_names(self._with_callers(seed))
 
     @cached_property
-    def gradient_helper_names(self) -> set[str]:
+    def gradient_helper_names(self) -> set[str] | None:
         """Names under which gradient-touching code of this module is called."""
         return self._helper_names(self._gradient_functions)
 
-    def _helper_names(self, functions: set[int]) -> set[str]:
-        """Functions' and methods' names, and instances of classes whose `__call__` is one of
-        `functions` (`loss_scaler = NativeScaler()`); the project adds imported names."""
+    def _helper_names(self, functions: set[int]) -> set[str] | None:
+        """Names of the functions and methods among `functions`, plus the names the project
+        adds for imported ones; None when a class whose `__call__` is among them exists: its
+        instances go by any name (`loss_scaler = NativeScaler()`, passed in as a parameter)."""
+        if any(
+            isinstance(c, ast.ClassDef) and id(self.methods(c).get("__call__")) in functions
+            for c in self.statements
+        ):
+            return None
         names = {f.name for f in self._functions if id(f) in functions}
-        callable_classes = {
-            c.name for c in self.statements
-            if isinstance(c, ast.ClassDef) and id(self.methods(c).get("__call__")) in functions
-        }
-        if callable_classes:
-            for stmt in self.statements:
-                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and _call_name(stmt.value.func) in callable_classes:
-                    names.update(n.rsplit(".", 1)[-1] for n in map(dotted, stmt.targets) if n)
         if self.project is not None:
             names |= self.project.gradient_names(self)
         return names
@@ -230,8 +242,11 @@ class ModuleModel:
     def _event_lines(self) -> list[int]:
         """Lines where a gradient event could be: its words, a DDP model's name, or a call of a
         helper that touches gradients."""
+        helpers = self.gradient_helper_names
+        if helpers is None:
+            return list(range(1, len(self.lines) + 1))
         ddp_models = [name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL)]
-        words = [*GRADIENT_WORDS, *(re.escape(n) for n in {*self.gradient_helper_names, *ddp_models})]
+        words = [*GRADIENT_WORDS, *(re.escape(n) for n in {*helpers, *ddp_models})]
         pattern = re.compile("|".join(words))
         return sorted({self.line_at(m.start()) for m in pattern.finditer(self.text)})
 

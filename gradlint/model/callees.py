@@ -39,6 +39,7 @@ class CallContext:
     module: "ModuleModel"
     scope: ast.AST
     cls: ast.ClassDef | None = None
+    statement: ast.stmt | None = None  # the statement holding the call, where known
 
 
 class ProjectResolver(Protocol):
@@ -132,7 +133,7 @@ def _closure(module: "ModuleModel", name: str, scope: ast.AST) -> Callee | None:
     while isinstance(node, FUNCTIONS):
         nested = module.nested_functions(node).get(name)
         if nested is not None:
-            return Callee(module, nested, parents.enclosing_class(_outermost_function(module, node)))
+            return Callee(module, nested, class_of_scope(module, node))
         node = parents.scope_of(node)
     return None
 
@@ -161,6 +162,9 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
 
 
 def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):
+    if isinstance(expr, ast.Call):  # `train(..., LossScaler())`
+        built = class_of_instance(module, expr)
+        return [built] if built else []
     name = dotted(expr)
     if name is None:
         return []
@@ -232,8 +236,9 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
         if name is None:
             return []
         found = []
-        for call, scope in module.calls_named(name):
-            context = CallContext(module, scope, module.parents.enclosing_class(_outermost_function(module, scope)))
+        for call, stmt in module.calls_named(name):
+            scope = module.parents.scope_of(stmt)
+            context = CallContext(module, scope, class_of_scope(module, scope), stmt)
             callee = resolve_callee(module, call, context)
             if callee is not None and callee.function is function:
                 found.append((call, context))
@@ -241,4 +246,21 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
             found.extend(module.project.callers(module, function))
         return found
 
-    return module.memo(("callers", id(function)), compute)
+    return module.memo(("callers", id(function)), compute, while_computing=[])
+
+
+def returned_value(module: "ModuleModel", call: ast.Call, context: CallContext) -> ast.expr | None:
+    """What the function `call` runs returns, when it has exactly one `return value`."""
+    callee = resolve_callee(module, call, context)
+    if callee is None:
+        return None
+    function = callee.function
+    if isinstance(function, ast.Lambda):
+        return function.body
+    returns = callee.module.returns(function)
+    return returns[0] if len(returns) == 1 else None
+
+
+def class_of_scope(module: "ModuleModel", scope: ast.AST) -> ast.ClassDef | None:
+    """The class whose methods' `self` the code of `scope` sees (closures included)."""
+    return module.parents.enclosing_class(_outermost_function(module, scope))

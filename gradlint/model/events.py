@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, resolve_callee
+from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_scope, resolve_callee, returned_value
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
@@ -119,6 +119,7 @@ class _Frame:
     arguments: dict[str, ast.expr] = field(default_factory=dict)  # parameter -> caller's argument
     caller: "_Frame | None" = None
     call: ast.Call | None = None  # the call in `caller` that runs this frame
+    ddp_parameters: set[str] | None = None  # parameters that are DDP models (computed on use)
 
     @property
     def context(self) -> CallContext:
@@ -146,7 +147,7 @@ class EventWalker:
         unit_scope = unit if isinstance(unit, FUNCTION_TYPES) else model.parents.scope_of(unit)
         self.events: list[Event] = []
         self.state = _State()
-        self.frame = _Frame(model, unit_scope, _class_of(model, unit_scope))
+        self.frame = _Frame(model, unit_scope, class_of_scope(model, unit_scope))
 
     def walk(self, body: list[ast.stmt]) -> list[Event]:
         self._block(body)
@@ -209,11 +210,13 @@ class EventWalker:
         scope = frame.module.scope(frame.scope)
         line = stmt.lineno
 
-        def resolve(name: str) -> ast.expr | None:
+        def resolve(name: str | ast.Call) -> ast.expr | None:
+            if isinstance(name, ast.Call):
+                return returned_value(frame.module, name, frame.context)
             earlier = scope.before(name, line)
             if earlier:
-                last = earlier[-1]
-                return last.value if isinstance(last, ast.Assign) else None
+                last = earlier[-1]  # `flag = ...`, `flag: bool = ...`
+                return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
             return value_outside(frame, name)
 
         return make_guard(stmt, stmt.test, holds, resolve)
@@ -223,13 +226,23 @@ class EventWalker:
     def _scan(self, stmt: ast.stmt, roots: list[ast.AST]) -> None:
         module = self.frame.module
         first, last = min(r.lineno for r in roots), max(r.end_lineno for r in roots)
-        if not module.may_hold_events(first, last):
+        if not module.may_hold_events(first, last) and not self._names_ddp_parameter(first, last):
             return
         for node in module.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
             if isinstance(node, ast.Call):
                 self._call(node, stmt)
             else:
                 self._add(Kind.NO_SYNC, node, stmt, target=self._name(node.value))
+
+    def _names_ddp_parameter(self, first: int, last: int) -> bool:
+        """Whether the lines mention a parameter that is a DDP model only through what the
+        callers pass (the module-wide prefilter cannot know those names)."""
+        frame = self.frame
+        if frame.ddp_parameters is None:
+            names = frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope)
+            frame.ddp_parameters = {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
+        lines = frame.module.lines[first - 1 : last]
+        return any(name in line for name in frame.ddp_parameters for line in lines)
 
     def _call(self, call: ast.Call, stmt: ast.stmt) -> None:
         frame = self.frame
@@ -248,8 +261,10 @@ class EventWalker:
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
-            if method == "backward":
-                self._backward(call, stmt, receiver)
+            if method == "backward" and not _is_self(receiver):
+                # `torch.autograd.backward(loss)` runs on its argument
+                autograd = (frame.module.imports.qualname(receiver) or "").endswith("autograd") and call.args
+                self._backward(call, stmt, call.args[0] if autograd else receiver)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
@@ -289,22 +304,33 @@ class EventWalker:
             self._add(Kind.GRAD_RESCALE, call, stmt)
         elif self._role(func) is Role.DDP_MODEL:
             self._add(Kind.FORWARD, call, stmt, target=self._name(func))
-        else:
-            self._follow(call)
+        elif not self._follow(call):
+            self._forward_through(call, stmt)
+
+    def _forward_through(self, call: ast.Call, stmt: ast.stmt) -> None:
+        """`loss = diffusion.training_losses(ddp_model, x, t)`: a function the model cannot
+        read is handed the DDP model itself and its result is used: it runs the forward."""
+        if isinstance(stmt, ast.Expr) and stmt.value is call:
+            return  # `evaluate(ddp_model)`, `save(ddp_model)`: nothing flows on
+        for argument in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(argument, (ast.Name, ast.Attribute)) and self._role(argument) is Role.DDP_MODEL:
+                self._add(Kind.FORWARD, call, stmt, target=self._name(argument))
+                return
 
     def _step(self, call: ast.Call, stmt: ast.stmt, optimizer: str | None) -> None:
         """`optimizer.step()`; with a closure the model can read, the closure's events run
         first (`step(closure)` calls it once for most optimizers); an unknown closure leaves
         the step to code the model cannot see."""
-        if not call.args and not call.keywords:
+        closure = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "closure"), None)
+        if closure is None or isinstance(closure, ast.Constant) and closure.value is None:
+            # `step()`, `step(closure=None)`, a wrapper's own options (`optimize_sparse_params=`)
             self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)
             return
-        closure = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "closure"), None)
         if isinstance(closure, ast.Lambda):
             for node in _interesting_nodes([closure.body]):
                 if isinstance(node, ast.Call):
                     self._call(node, stmt)
-        elif closure is None or not self._follow(ast.Call(closure, [], []), at=call):
+        elif not self._follow(ast.Call(closure, [], []), at=call):
             self._add(Kind.FRAMEWORK, call, stmt, target=optimizer, optimizer=optimizer)
             return
         self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)
@@ -457,7 +483,7 @@ def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]
                 found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
         return {p: roles.pop() for p, roles in found.items() if len(roles) == 1 and None not in roles}
 
-    return module.memo(("parameter roles", id(function)), compute)
+    return module.memo(("parameter roles", id(function)), compute, while_computing={})
 
 
 def value_outside(frame: _Frame, name: str) -> ast.expr | None:
@@ -495,14 +521,6 @@ def _constructed_role(module: "ModuleModel", expr: ast.expr) -> Role | None:
         qualname = module.imports.qualname(expr.func)
         return classify_constructor(qualname) if qualname else None
     return None
-
-
-def _class_of(module: "ModuleModel", scope: ast.AST) -> ast.ClassDef | None:
-    """The class whose methods' `self` the code of `scope` sees (closures included)."""
-    function = scope
-    while isinstance(module.parents.scope_of(function), FUNCTION_TYPES):
-        function = module.parents.scope_of(function)
-    return module.parents.enclosing_class(function)
 
 
 def _is_self(expr: ast.expr) -> bool:

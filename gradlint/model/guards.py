@@ -8,7 +8,8 @@ from typing import Callable
 
 from gradlint.model.names import dotted
 
-Resolver = Callable[[str], "ast.expr | None"]
+# The value of a name (`"sync"`, `"self.sync_gradients"`) or what a call returns, if known.
+Resolver = Callable[["str | ast.Call"], "ast.expr | None"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,9 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             return _boundary(value, resolve, depth + 1) if value is not None else (True, None)
         case ast.Compare(left=left, ops=[op], comparators=[right]):
             return _compare_boundary(left, op, right)
+        case ast.Call() if (value := resolve(test)) is not None:
+            # `if self._should_step():` -- what the helper returns
+            return _boundary(value, resolve, depth + 1)
     return True, None
 
 
@@ -173,16 +177,17 @@ def _counters(expr: ast.expr) -> frozenset[str]:
     """Names a counter expression is made of (`i` in `(i + 1)`, `self.step` in `self.step`)."""
     if isinstance(expr, ast.Constant):
         return frozenset()
-    names = set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            names.add(f"{node.value.id}.{node.attr}")
-        elif isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.Call):
+    names, pending = set(), [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call):
             return frozenset()
+        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name:
+            names.add(name)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
     return frozenset(names)
-
 
 def negated_source(test: ast.expr) -> str:
     """Source of the negation of `test`: `a == b` for `a != b` and the like, `not (...)`."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import callers
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, EventWalker, Kind
 from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted
@@ -29,6 +30,15 @@ class Accumulation:
     factor: ast.expr
     guard: Guard | None = None
     inner_loop: ast.For | None = None
+    path: Event | None = None  # a step of the accumulating branch, when another branch does not
+
+    def covers(self, event: Event) -> bool:
+        """Whether `event` can run on the accumulating path: not on the other branch of the
+        `if` that accumulates, not under a test that the factor is 1 (`if accum_steps == 1:`)."""
+        if self.path is not None and event.exclusive_with(self.path):
+            return False
+        factor = dotted(self.factor)
+        return factor is None or not any(_factor_is_one(g.test, g.holds, factor) for g in event.guards)
 
     def boundary_test(self, model: "ModuleModel", block: list[ast.stmt], first: ast.stmt) -> str | None:
         """Source of a test true on the window's last micro-batch, valid where `first` stands
@@ -77,9 +87,52 @@ class TrainingLoop:
         return names.pop() if len(names) == 1 and None not in names else None
 
     @cached_property
+    def optimizers(self) -> frozenset[str]:
+        """The optimizers this loop steps; empty when a step's optimizer is unknown."""
+        names = {e.optimizer for e in self.of(*STEPS)}
+        return frozenset() if None in names else frozenset(names)
+
+    @cached_property
     def plain(self) -> bool:
-        """Gradients are managed by this code alone: one optimizer, no framework doing it."""
-        return self.optimizer is not None and not self.of(Kind.FRAMEWORK)
+        """Gradients are managed by this code alone, no framework doing it, and one optimizer
+        steps, or several step together on the same backward (not a GAN's alternation)."""
+        if self.of(Kind.FRAMEWORK) or not self.optimizers:
+            return False
+        return len(self.optimizers) == 1 or self._stepped_together()
+
+    def _stepped_together(self) -> bool:
+        steps = self.of(*STEPS)
+        first, last = steps[0].order, steps[-1].order
+        if any(e.kind is Kind.BACKWARD and first < e.order < last for e in self.events):
+            return False
+        return len({tuple(map(id, s.guards)) for s in steps}) == 1
+
+    def follows_previous_step(self, event: Event) -> bool:
+        """Loop-carried order: an event before the iteration's first step (zero_grad at the
+        top of the body) runs after the previous iteration's step."""
+        steps = self.of(*STEPS)
+        return isinstance(self.node, LOOPS) and bool(steps) and event.order < steps[0].order
+
+    @cached_property
+    def callers(self) -> list["TrainingLoop"]:
+        """A step function's callers, each seen as the loop (or function) around the call,
+        with this function's events inside: do they zero the grads, update the scaler, call
+        it once per micro-batch? Empty for loops."""
+        if not isinstance(self.node, FUNCTIONS):
+            return []
+        views = []
+        for _, context in callers(self.model, self.node):
+            module = context.module
+            around = next(
+                (n for n in module.parents.chain(context.statement)[1:] if isinstance(n, LOOPS)), context.scope
+            ) if context.statement is not None else context.scope
+            if isinstance(around, LOOPS + FUNCTIONS):
+                views.append(TrainingLoop(module, around, EventWalker(module, around).walk(around.body)))
+        return views
+
+    def provided_by_callers(self, *kinds: Kind) -> bool:
+        """Whether some caller runs an event of `kinds` outside this function."""
+        return any(e.kind in kinds and e.scope is not self.node for view in self.callers for e in view.events)
 
     @cached_property
     def controls_sync(self) -> bool:
@@ -102,20 +155,40 @@ class TrainingLoop:
         steps, backwards = self.of(*STEPS), self.of(Kind.BACKWARD)
         if not steps or not backwards:
             return None
+        found = self._accumulation(steps, backwards, None)
+        if found is not None:
+            return found
+        # One branch accumulates while another steps on every batch
+        # (`if accum_steps > 1: ... else: ...`): the accumulating path alone.
+        for step in steps:
+            path_steps = [s for s in steps if not s.exclusive_with(step)]
+            if len(path_steps) < len(steps):
+                found = self._accumulation(path_steps, [b for b in backwards if not b.exclusive_with(step)], step)
+                if found is not None:
+                    return found
+        return None
+
+    def on_path(self, *kinds: Kind) -> list[Event]:
+        """Events of `kinds` on the accumulating path (all of them when every path accumulates)."""
+        accumulation = self.accumulation
+        return [e for e in self.of(*kinds) if accumulation is None or accumulation.covers(e)]
+
+    def _accumulation(self, steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
+        if not backwards:
+            return None
         guard = _common_boundary(steps)
         if guard is not None and all(guard not in b.guards for b in backwards):
             if self._always_one(guard.boundary.factor):
                 return None
-            return Accumulation(guard.boundary.factor, guard=guard)
+            return Accumulation(guard.boundary.factor, guard=guard, path=path)
         inner = {b.loops[-1] for b in backwards if b.loops}
         if len(inner) == 1 and all(b.loops for b in backwards):
             loop = inner.pop()
             if all(loop not in s.loops for s in steps):
                 factor = _micro_batch_count(loop)
                 if factor is not None:
-                    return Accumulation(factor, inner_loop=loop)
+                    return Accumulation(factor, inner_loop=loop, path=path)
         return None
-
 
     def _always_one(self, factor: ast.expr) -> bool:
         """`accum_steps = 1`: a factor whose every assignment here is the literal 1."""
@@ -128,6 +201,29 @@ class TrainingLoop:
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
+
+
+def _factor_is_one(test: ast.expr, holds: bool, factor: str) -> bool:
+    """Whether `test` being `holds` means the accumulation factor is 1."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _factor_is_one(test.operand, not holds, factor)
+    if isinstance(test, ast.BoolOp):
+        conjunction = isinstance(test.op, ast.And)
+        if conjunction == holds:  # `a and b` true, or `a or b` false: every part is as tested
+            return any(_factor_is_one(v, holds, factor) for v in test.values)
+        return False
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and dotted(test.left) == factor):
+        return False
+    op, bound = test.ops[0], test.comparators[0]
+    if not (isinstance(bound, ast.Constant) and type(bound.value) is int):
+        return False
+    one_when_true = (isinstance(op, ast.Eq) and bound.value == 1) or (isinstance(op, ast.LtE) and bound.value == 1) or (
+        isinstance(op, ast.Lt) and bound.value == 2
+    )
+    one_when_false = (isinstance(op, ast.NotEq) and bound.value == 1) or (isinstance(op, ast.Gt) and bound.value == 1) or (
+        isinstance(op, ast.GtE) and bound.value == 2
+    )
+    return one_when_true if holds else one_when_false
 
 
 def _made_from_sync_control(model: "ModuleModel", scope: ast.AST, context: ast.expr) -> bool:
@@ -205,21 +301,26 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
     """The innermost loops that train, and step functions that train outside any loop."""
     units = []
     for node in _candidates(model):
-            events = EventWalker(model, node).walk(node.body)
-            if _trains(events) and not _inner_loop_trains(events):
-                units.append(TrainingLoop(model, node, events))
-    return units
+        events = EventWalker(model, node).walk(node.body)
+        if _trains(events) and not _inner_loop_trains(events):
+            units.append(TrainingLoop(model, node, events))
+    # A step function that a training unit of the module calls is judged there, with its
+    # caller's context (guards, roles, the call site); alone it would be reported twice.
+    seen_through = {id(e.scope) for unit in units for e in unit.events if e.inlined}
+    return [u for u in units if not (isinstance(u.node, FUNCTIONS) and id(u.node) in seen_through)]
 
 
 def _candidates(model: "ModuleModel"):
     """Loops and functions that can reach a backward call: holding one, or a call of a helper
     that reaches one (at any depth). Others are not walked at all."""
     backward_lines = model.backward_lines
-    # with no backward() call of its own, only the project's helpers can run one
-    helpers = model.backward_helper_names if backward_lines or model.project is not None else set()
-    if not backward_lines and not helpers:
+    if not backward_lines and model.project is None:
         return  # autograd Functions define backward() but never call it
     units = [n for n in model.statements if isinstance(n, LOOPS + FUNCTIONS)]
+    helpers = model.backward_helper_names
+    if helpers is None:  # a callable object reaches backward: any call may be one
+        yield from sorted(units, key=lambda n: (n.lineno, n.col_offset))
+        return
     helper_calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, helpers))) if helpers else None
     lines = sorted({
         *backward_lines,

@@ -436,7 +436,7 @@ class ProjectContext:
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
         """Calls of `function` (of the module this context belongs to) in other project
         modules: only modules whose summary shows a call of it are parsed."""
-        from gradlint.model.callees import CallContext, resolve_callee
+        from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
 
         if self.project is None or not isinstance(function, FUNCTIONS):
             return []
@@ -450,8 +450,9 @@ class ProjectContext:
             caller = self.project.model(path)
             if caller is None:
                 continue
-            for call, scope in caller.calls_named(spelled):
-                context = CallContext(caller, scope, caller.parents.enclosing_class(scope))
+            for call, stmt in caller.calls_named(spelled):
+                scope = caller.parents.scope_of(stmt)
+                context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
                 callee = resolve_callee(caller, call, context)
                 if callee is not None and callee.function is function:
                     self._note(path)

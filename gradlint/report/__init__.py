@@ -12,12 +12,19 @@ FORMATS = {
     "text": "text",
     "concise": "concise",
     "json": "json_format",
+    "json-lines": "json_lines",
     "github": "github",
     "sarif": "sarif",
     "gitlab": "gitlab",
     "junit": "junit",
     "lsp": "lsp_format",
+    "rdjson": "rdjson",
+    "azure": "azure",
 }
+
+
+# formats whose output carries each fix's edits: `check` computes edits (libcst) for these only
+WITH_EDITS = frozenset({"json", "json-lines", "sarif", "lsp", "rdjson"})
 
 
 def render(fmt: str, results: Sequence[FileResult], color: bool = False) -> str:

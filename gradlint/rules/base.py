@@ -33,6 +33,8 @@ class Rule:
     triggers: ClassVar[tuple[str, ...]] = ("backward",)
     trigger_pattern: ClassVar[re.Pattern | None] = BACKWARD_CALL
     severity: ClassVar[str] = "error"
+    default_enabled: ClassVar[bool] = True  # False: only when selected by name (GL001)
+    needs_model: ClassVar[bool] = True  # False: the rule reads the suppression comments instead
 
     def check(self, model: "ModuleModel") -> Iterator[Finding]:
         raise NotImplementedError

@@ -21,8 +21,8 @@ class DdpAccumulationWithoutNoSync(Rule):
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:
             accumulation = loop.accumulation
-            forwards = loop.of(Kind.FORWARD)
-            backwards = loop.of(Kind.BACKWARD)
+            forwards = loop.on_path(Kind.FORWARD)
+            backwards = loop.on_path(Kind.BACKWARD)
             if not loop.plain or accumulation is None or not forwards or not backwards or loop.controls_sync:
                 continue
             ddp = forwards[0].target

@@ -28,7 +28,10 @@ class ClipAfterStep(Rule):
                     "used the unclipped gradients, and the clipped ones are cleared before any "
                     "step uses them"
                 )
-                operation = move(model, loop, clip, step.stmt, "before")
+                # With a closure, backward runs inside step(): a clip moved before it would
+                # clip the previous iteration's gradients.
+                closure = step.kind is Kind.STEP and (step.node.args or step.node.keywords)
+                operation = None if closure else move(model, loop, clip, step.stmt, "before")
                 fix = FixPlan(f"Move the clip before {code(model, step)}", (operation,)) if operation else None
                 yield Finding(self.code, model.span(clip.anchor), message, fix)
 

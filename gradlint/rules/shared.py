@@ -32,7 +32,9 @@ def contains(outer: ast.AST, inner: ast.AST) -> bool:
 
 def move(model: ModuleModel, loop: TrainingLoop, event: Event, anchor: ast.stmt, where: Where) -> MoveStatement | None:
     """Move the statement of `event` before/after `anchor`, when that moves nothing else."""
-    if event.inlined or event.scope is not model.parents.scope_of(anchor):
+    # Within one function of this module the move is the same for every caller; code of
+    # another module or another object's method is never edited from here.
+    if event.elsewhere or event.scope is not model.parents.scope_of(anchor):
         return None
     stmt = model.parents.movable(event.stmt)
     if contains(stmt, anchor) or any(e is not event and contains(stmt, e.stmt) for e in loop.events):

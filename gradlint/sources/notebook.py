@@ -39,6 +39,7 @@ the module belong to the first analysed cell.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from collections import Counter
@@ -161,7 +162,7 @@ class NotebookDocument(Document):
         self.text = "".join(text_parts)
 
     def _mask(self, cell: _Cell) -> None:
-        cell.dedent, masked = mask_cell(cell.lines)
+        cell.dedent, masked = _masked(tuple(cell.lines))
         for number, line in enumerate(masked):
             cell.virtual.append(line.text)
             self._lines.append(_Line(cell, number, line.kind, line.dedent, line.indent, line.shift))
@@ -193,8 +194,10 @@ class NotebookDocument(Document):
     def file_line(self, cell: int | None, line: int) -> int | None:
         """The line of the .ipynb text holding the cell's line: exact when the source is stored
         one JSON string per line (as Jupyter writes it), else where the source starts."""
+        if cell is None or not self.raw:  # made from cells: there is no file text
+            return None
         spans = self._source_spans()
-        if cell is None or not 0 < cell <= len(spans) or spans[cell - 1] is None:
+        if not 0 < cell <= len(spans) or spans[cell - 1] is None:
             return None
         starts = item_starts(self.raw, spans[cell - 1][0])
         offset = starts[min(max(line, 1), len(starts)) - 1]
@@ -393,6 +396,14 @@ def _skip_reason(cell: dict, lines: list[str]) -> str | None:
     if magic:
         return f"%%{magic} cell"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _masked(lines: tuple[str, ...]) -> tuple[str, tuple]:
+    """`mask_cell`, remembered: an editor or an IPython session reads the same cells again and
+    again as one of them changes."""
+    dedent, masked = mask_cell(list(lines))
+    return dedent, tuple(masked)
 
 
 def _check_moves(removed: dict[int, Counter], added: dict[int, Counter], numbers: dict[int, int]) -> None:
