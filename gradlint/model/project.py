@@ -12,6 +12,7 @@ import ast
 import hashlib
 import os
 import re
+import stat
 import warnings
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -126,12 +127,10 @@ class Project:
 
     def _read(self, path: Path) -> bytes | None:
         """A module's bytes, its stamp noted (a cached result that used it depends on it)."""
-        try:
-            with open(path, "rb") as handle:
-                info = os.fstat(handle.fileno())
-                data = handle.read()
-        except OSError:
+        read = _read_regular(path)
+        if read is None:
             return None
+        data, info = read
         self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
         return data
 
@@ -242,11 +241,10 @@ class Project:
         if self._importers is None:
             index: dict[str, list[Path]] = {}
             for file in self.files():
-                try:
-                    text = file.read_bytes().decode("utf-8", errors="replace")
-                except OSError:
+                read = _read_regular(file)
+                if read is None:
                     continue
-                for word in _imported_words(text):
+                for word in _imported_words(read[0].decode("utf-8", errors="replace")):
                     index.setdefault(word, []).append(file)
             self._importers = index
         return self._importers
@@ -301,6 +299,17 @@ class Project:
     def stamp(self, path: Path) -> list | None:
         """[mtime_ns, size, content hash] of a module as it was read for its summary."""
         return self._stamps.get(path.resolve())
+
+
+def _read_regular(path: Path) -> tuple[bytes, os.stat_result] | None:
+    """A regular file's bytes and stat; never blocks (a FIFO named like a module is none)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(fd)
+            return (handle.read(), info) if stat.S_ISREG(info.st_mode) else None
+    except OSError:
+        return None
 
 
 def _gradient_symbols(data: bytes) -> frozenset[str]:
