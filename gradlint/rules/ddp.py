@@ -8,7 +8,7 @@ from typing import Iterator
 
 from gradlint.fixplan import EnsureImport, FixPlan, WrapStatements
 from gradlint.model import Accumulation, Kind, ModuleModel, TrainingLoop
-from gradlint.rules.base import Finding, Rule
+from gradlint.rules.base import Finding, LoopRule
 from gradlint.rules.shared import code, contains, factor_text
 
 # no_sync(), nanoGPT's flag, FSDP2's switch, and wrappers' own (`disable_allreduce()` ...)
@@ -16,32 +16,35 @@ SYNC_CONTROL = re.compile(r"no_sync|require_backward_grad_sync|set_requires_grad
 CONTEXT_NAME = "sync_context"
 
 
-class DdpAccumulationWithoutNoSync(Rule):
+class DdpAccumulationWithoutNoSync(LoopRule):
     code = "GL401"
     name = "ddp-accumulation-without-no-sync"
     summary = "DDP all-reduces gradients on every micro-batch of an accumulation window"
+    fix_applicability = "safe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         if SYNC_CONTROL.search(model.text):
             return  # the module controls gradient sync somewhere: trust it
-        for loop in model.loops:
-            accumulation = loop.accumulation
-            forwards = loop.of(Kind.FORWARD)
-            backwards = loop.of(Kind.BACKWARD)
-            if not loop.plain or accumulation is None or not forwards or not backwards:
-                continue
-            ddp = forwards[0].target
-            factor = f"`{factor_text(model, accumulation.factor)}`"
-            message = (
-                f"`{ddp}` is DistributedDataParallel and gradients accumulate over {factor} "
-                f"micro-batches, but {code(model, backwards[0])} all-reduces them on every one: "
-                f"run the forward and backward of non-final micro-batches under `{ddp}.no_sync()`"
-            )
-            fix = _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], ddp)
-            yield Finding(self.code, model.span(backwards[0].node), message, fix)
+        yield from super().check(model)
+
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        accumulation = loop.accumulation
+        forwards = loop.of(Kind.FORWARD)
+        backwards = loop.of(Kind.BACKWARD)
+        if accumulation is None or not forwards or not backwards:
+            return
+        ddp = forwards[0].target
+        factor = f"`{factor_text(model, accumulation.factor)}`"
+        message = (
+            f"`{ddp}` is DistributedDataParallel and gradients accumulate over {factor} "
+            f"micro-batches, but {code(model, backwards[0])} all-reduces them on every one: "
+            f"run the forward and backward of non-final micro-batches under `{ddp}.no_sync()`"
+        )
+        fix = _wrap_fix(self, model, loop, accumulation, forwards[0], backwards[-1], ddp)
+        yield Finding(self.code, model.span(backwards[0].node), message, fix)
 
 
-def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation, forward, backward, ddp) -> FixPlan | None:
+def _wrap_fix(rule: LoopRule, model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation, forward, backward, ddp) -> FixPlan | None:
     if forward.inlined or backward.inlined or forward.scope is not loop.scope:
         return None
     pair = model.parents.common_block(forward.stmt, backward.stmt)
@@ -58,12 +61,10 @@ def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation
     if boundary is None:
         return None
     prelude = f"{CONTEXT_NAME} = contextlib.nullcontext() if {boundary} else {ddp}.no_sync()"
-    return FixPlan(
+    return rule.plan(
         f"Run non-final micro-batches under `{ddp}.no_sync()`",
-        (
-            WrapStatements(model.position(first), model.position(last), f"with {CONTEXT_NAME}:", (prelude,)),
-            EnsureImport("contextlib"),
-        ),
+        WrapStatements(model.position(first), model.position(last), f"with {CONTEXT_NAME}:", (prelude,)),
+        EnsureImport("contextlib"),
     )
 
 

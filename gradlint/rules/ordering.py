@@ -4,33 +4,29 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from gradlint.fixplan import FixPlan
-from gradlint.model import Kind, ModuleModel
-from gradlint.rules.base import Finding, Rule
+from gradlint.model import Kind, ModuleModel, TrainingLoop
+from gradlint.rules.base import Finding, LoopRule
 from gradlint.rules.shared import code, move
 
 
-class ClipAfterStep(Rule):
+class ClipAfterStep(LoopRule):
     code = "GL101"
     name = "clip-after-step"
     summary = "gradient clipping runs after optimizer.step() in the same iteration"
+    fix_applicability = "safe"
 
-    def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
-            if not loop.plain:
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        for clip in loop.of(Kind.CLIP):
+            step = _last_step_before(loop, clip)
+            if step is None:
                 continue
-            for clip in loop.of(Kind.CLIP):
-                step = _last_step_before(loop, clip)
-                if step is None:
-                    continue
-                message = (
-                    f"{code(model, clip)} runs after {code(model, step)}: the step has already "
-                    "used the unclipped gradients, and the clipped ones are cleared before any "
-                    "step uses them"
-                )
-                operation = move(model, loop, clip, step.stmt, "before")
-                fix = FixPlan(f"Move the clip before {code(model, step)}", (operation,)) if operation else None
-                yield Finding(self.code, model.span(clip.node), message, fix)
+            message = (
+                f"{code(model, clip)} runs after {code(model, step)}: the step has already "
+                "used the unclipped gradients, and the clipped ones are cleared before any "
+                "step uses them"
+            )
+            fix = self.plan(f"Move the clip before {code(model, step)}", move(model, loop, clip, step.stmt, "before"))
+            yield Finding(self.code, model.span(clip.node), message, fix)
 
 
 def _last_step_before(loop, clip):

@@ -87,8 +87,17 @@ class UsageError(Exception):
     pass
 
 
-def available_codes(fixtures_root: Path | None, predictions: Mapping[str, Prediction]) -> list[str]:
-    codes = set(predictions)
+def catalogue_codes() -> list[str]:
+    """Every rule of the catalogue whose fix has a prediction: verify proves each of them, and a
+    rule that lacks its fixtures fails rather than being skipped."""
+    from gradlint.rules import ALL_RULES
+
+    return [rule.code for rule in ALL_RULES if rule.no_prediction is None]
+
+
+def available_codes(fixtures_root: Path | None, predictions: Mapping[str, Prediction], catalogue: Sequence[str] = ()) -> list[str]:
+    """The catalogue's codes, plus any fixture folder or prediction (neither may go unverified)."""
+    codes = set(catalogue) | set(predictions)
     if fixtures_root is not None and fixtures_root.is_dir():
         codes |= {p.name for p in fixtures_root.iterdir() if p.is_dir() and _CODE.match(p.name)}
     return sorted(codes)
@@ -301,12 +310,14 @@ def run_verify(
     timeout: float = DEFAULT_TIMEOUT,
     jobs: int | None = None,
 ) -> list[RuleResult]:
-    """Verify the selected rules. `fixer=None` runs fixed.py as it is (no drift check)."""
+    """Verify the selected rules. `fixer=None` runs fixed.py as it is (no drift check). With the
+    real prediction table the rules come from the catalogue; a test's own table brings its codes."""
+    catalogue = catalogue_codes() if predictions is None else []
     predictions = PREDICTIONS if predictions is None else predictions
     root = Path(fixtures_root) if fixtures_root is not None else find_fixtures_root()
     if fixer is _USE_AUTOFIX:
         fixer = autofix
-    chosen = select(codes, available_codes(root, predictions))
+    chosen = select(codes, available_codes(root, predictions, catalogue))
     jobs = jobs or max(2, os.cpu_count() or 2)
     with tempfile.TemporaryDirectory(prefix="gradlint-verify-") as tmp, \
             ThreadPoolExecutor(max_workers=jobs) as launches, \
