@@ -7,13 +7,24 @@ from typing import Iterable, Sequence
 from gradlint.rules.accumulation import AccumulationWithoutLossScaling, ZeroGradInsideAccumulation
 from gradlint.rules.amp import ClipWithoutUnscale
 from gradlint.rules.base import Finding, Rule
+from gradlint.rules.clearing import MissingZeroGrad
 from gradlint.rules.ddp import DdpAccumulationWithoutNoSync
-from gradlint.rules.ordering import ClipAfterStep
+from gradlint.rules.micro_batches import ClipPerMicroBatch, DroppedTailMicroBatches, SchedulerPerMicroBatch
+from gradlint.rules.ordering import ClipAfterStep, ClipBeforeBackward, SchedulerBeforeStep, ZeroGradBeforeStep
+from gradlint.rules.results import BackwardResultUsed
 
 ALL_RULES: tuple[Rule, ...] = (
     ClipAfterStep(),
+    ClipBeforeBackward(),
+    ZeroGradBeforeStep(),
+    MissingZeroGrad(),
+    BackwardResultUsed(),
+    SchedulerBeforeStep(),
     AccumulationWithoutLossScaling(),
     ZeroGradInsideAccumulation(),
+    ClipPerMicroBatch(),
+    SchedulerPerMicroBatch(),
+    DroppedTailMicroBatches(),
     ClipWithoutUnscale(),
     DdpAccumulationWithoutNoSync(),
 )

@@ -11,8 +11,11 @@ STEP_RUN = (Kind.STEP, Kind.SCALER_STEP, Kind.SCALER_UPDATE, Kind.SCHED_STEP)
 
 
 def code(model: ModuleModel, event: Event) -> str:
-    """How the user wrote the call, short: `optimizer.step()`, `clip_grad_norm_(...)`."""
-    node = event.node
+    """How the user wrote the event's call, short: `optimizer.step()`, `clip_grad_norm_(...)`."""
+    return call_text(model, event.node)
+
+
+def call_text(model: ModuleModel, node: ast.AST) -> str:
     if isinstance(node, ast.Call):
         func = model.source(node.func)
         inner = model.source(node.args[0]) if len(node.args) == 1 and not node.keywords else "..."

@@ -1,8 +1,8 @@
 """The realistic corpus of every rule of the catalogue, in tests/rules/cases/.
 
 Every file is a small training script. `bad_*.py` files mark each line where a diagnostic must be
-reported with a trailing `# expect: GL201` (several codes comma-separated); `ok_*.py` files (and
-everything in `frameworks/`) must produce no diagnostic at all.
+reported with a trailing `# expect: GL201` (several codes comma-separated); `ok_*.py` files never
+get their own folder's rule, and report exactly the other rules' findings they mark.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def test_case_is_well_formed(path: Path):
         assert "expect:" not in line or EXPECT.search(line), f"malformed marker: {line.strip()}"
     assert {code for code, _ in marks} <= set(CODES)
     if path.name.startswith("ok_"):
-        assert not marks, "ok_ cases carry no # expect markers"
+        # a look-alike of its own rule may hold another rule's bug (a scheduler stepped early)
+        assert path.parent.name not in {code for code, _ in marks}, "ok_ cases carry no markers of their own rule"
     else:
         assert path.name.startswith("bad_"), "case files are named bad_*.py or ok_*.py"
         assert path.parent.name in RULE_DIRS
