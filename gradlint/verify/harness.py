@@ -26,6 +26,8 @@ from gradlint.verify.trace import Run, Trace
 
 DEFAULT_TIMEOUT = 60.0  # seconds per script (per launch of all its ranks)
 DRIFT = "fix output drifts from fixed.py"
+DEVICES = ("cpu", "cuda", "auto")
+DEVICE_VARIABLE = "GRADLINT_VERIFY_DEVICE"  # read by the runner: "cuda" must find a GPU
 
 # fixer(text of bad.py, rule code) -> the fixed text
 Fixer = Callable[[str, str], str]
@@ -151,11 +153,11 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def launch(script: Path, workdir: Path, world_size: int = 1, timeout: float = DEFAULT_TIMEOUT) -> Run:
+def launch(script: Path, workdir: Path, world_size: int = 1, timeout: float = DEFAULT_TIMEOUT, device: str = "auto") -> Run:
     """Run `script` under the runner (on `world_size` gloo ranks) and load its traces."""
     for attempt in range(2):
         try:
-            return _launch_once(script, workdir, world_size, timeout)
+            return _launch_once(script, workdir, world_size, timeout, device)
         except LaunchError as exc:
             # Another process may have taken the free port between our probe and gloo's bind.
             if world_size > 1 and attempt == 0 and "address already in use" in str(exc).lower():
@@ -164,8 +166,11 @@ def launch(script: Path, workdir: Path, world_size: int = 1, timeout: float = DE
     raise AssertionError("unreachable")
 
 
-def _launch_once(script: Path, workdir: Path, world_size: int, timeout: float) -> Run:
+def _launch_once(script: Path, workdir: Path, world_size: int, timeout: float, device: str) -> Run:
     env = dict(os.environ)
+    env[DEVICE_VARIABLE] = device
+    if device == "cpu":  # the fixtures pick CUDA when torch sees it: hide it
+        env["CUDA_VISIBLE_DEVICES"] = ""
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
     env.setdefault("OMP_NUM_THREADS", "1")  # tiny models; ranks and runs share the cores
     env["PYTHONUNBUFFERED"] = "1"
@@ -240,6 +245,7 @@ def verify_rule(
     timeout: float,
     workroot: Path,
     pool: ThreadPoolExecutor,
+    device: str = "auto",
 ) -> RuleResult:
     start = time.monotonic()
     pred = predictions.get(code)
@@ -270,7 +276,7 @@ def verify_rule(
     work = workroot / code
     shutil.copytree(folder, work, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     futures = {
-        variant: pool.submit(launch, work / f"{variant}.py", work, pred.world_size, timeout)
+        variant: pool.submit(launch, work / f"{variant}.py", work, pred.world_size, timeout, device)
         for variant in ("bad", "fixed")
     }
     runs: dict[str, Run] = {}
@@ -283,6 +289,11 @@ def verify_rule(
     if errors:
         result.measured = "did not run"
         return fail("\n".join(errors))
+    ran_on = sorted({t.device for run in runs.values() for t in run.traces})
+    result.details["device"] = ",".join(ran_on)
+    if device != "auto" and ran_on != [device]:
+        result.measured = f"ran on {', '.join(ran_on)}"
+        return fail(f"--device {device}: the fixtures' parameters were on {', '.join(ran_on)}")
     try:
         outcome = pred.check(runs["bad"], runs["fixed"])
     except PredictionError as exc:
@@ -293,7 +304,7 @@ def verify_rule(
         return fail(f"prediction check crashed: {type(exc).__name__}: {exc}")
     result.passed = outcome.passed
     result.measured = outcome.measured
-    result.details = outcome.details
+    result.details = {**outcome.details, "device": result.details["device"]}
     result.seconds = time.monotonic() - start
     return result
 
@@ -309,6 +320,7 @@ def run_verify(
     fixer: Fixer | None = _USE_AUTOFIX,
     timeout: float = DEFAULT_TIMEOUT,
     jobs: int | None = None,
+    device: str = "auto",
 ) -> list[RuleResult]:
     """Verify the selected rules. `fixer=None` runs fixed.py as it is (no drift check). With the
     real prediction table the rules come from the catalogue; a test's own table brings its codes."""
@@ -323,7 +335,7 @@ def run_verify(
             ThreadPoolExecutor(max_workers=jobs) as launches, \
             ThreadPoolExecutor(max_workers=max(1, len(chosen))) as rules:
         futures = [
-            rules.submit(verify_rule, code, root, predictions, fixer, timeout, Path(tmp), launches)
+            rules.submit(verify_rule, code, root, predictions, fixer, timeout, Path(tmp), launches, device)
             for code in chosen
         ]
         return [f.result() for f in futures]

@@ -101,6 +101,7 @@ class Trace:
     steps: list[Step]
     final_params: Vector
     events: list[dict[str, Any]]
+    device: str = "cpu"  # where the parameters lived
 
     @classmethod
     def load(cls, path: str | Path) -> "Trace":
@@ -166,6 +167,7 @@ class Trace:
             steps=steps,
             final_params=final,
             events=raw["events"],
+            device=raw.get("device", "cpu"),
         )
 
     def clip_events(self) -> list[dict[str, Any]]:

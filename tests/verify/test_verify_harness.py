@@ -126,3 +126,15 @@ def test_fixture_bad_fires_only_its_rule_and_fixed_is_clean(code):
     fixed = (FIXTURES / code / "fixed.py").read_text()
     assert [d.code for d in check_source(bad, path="bad.py")] == [code]
     assert [d.code for d in check_source(fixed, path="fixed.py")] == []
+
+
+@pytest.mark.verify
+def test_device_choice_is_where_the_fixtures_run():
+    torch = pytest.importorskip("torch")
+    (cpu,) = run_verify(["GL103"], device="cpu")
+    assert cpu.passed and cpu.details["device"] == "cpu"
+    (cuda,) = run_verify(["GL103"], device="cuda")
+    if torch.cuda.is_available():
+        assert cuda.passed and cuda.details["device"] == "cuda"
+    else:
+        assert not cuda.passed and "torch sees no CUDA device" in cuda.error
