@@ -41,7 +41,7 @@ accum_steps = 4
 for i, (x, y) in enumerate(batches):
     loss = F.mse_loss(model(x), y)
     loss.backward()
-    if (i + 1) % accum_steps == 0:
+    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):
         optimizer.step()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.zero_grad()
@@ -264,7 +264,7 @@ async def test_notebook_cells(client: LanguageClient):
         "import torch\nimport torch.nn.functional as F\nmodel = torch.nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "%matplotlib inline\naccum_steps = 4",
         "for i, (x, y) in enumerate(batches):\n    loss = F.mse_loss(model(x), y)\n    loss.backward()\n"
-        "    if (i + 1) % accum_steps == 0:\n        optimizer.step()\n        optimizer.zero_grad()",
+        "    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):\n        optimizer.step()\n        optimizer.zero_grad()",
     ]
     kinds = [types.NotebookCellKind.Markup, types.NotebookCellKind.Code, types.NotebookCellKind.Code]
     cell_uris = [f"vscode-notebook-cell:{WORKSPACE / 'train.ipynb'}#cell{i}" for i in range(3)]
