@@ -7,6 +7,11 @@ set to 0 for the measurement (so the figure is the server's own work plus the JS
 trip); add the debounce (200 ms by default) for what a user sees while typing. Also times a
 quick-fix code action and the fix-all resolve.
 
+Then the same with a client that pulls diagnostics (LSP 3.17, as VS Code does): a second server,
+the same edits, each followed by `textDocument/diagnostic`, timed from sending the edit to the
+report (no debounce: a pulling client asks when it wants), and a pull of an unchanged document
+(answered "unchanged" from the cache).
+
     python bench/lsp_latency.py [--lines 2000] [--runs 20] [--dense]
 """
 
@@ -201,6 +206,70 @@ async def main() -> None:
     )
     print(f"fix all (resolve): {(time.perf_counter() - start) * 1000:.1f} ms ({edits} edits)")
 
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    await pull_latency(text, folder, args.runs)
+
+
+async def pull_latency(text: str, folder: Path, runs: int) -> None:
+    path = folder / "pulled.py"
+    path.write_text(text)
+    uri = path.as_uri()
+    client = LanguageClient("bench-pull", "0")
+    await client.start_io(sys.executable, "-m", "gradlint", "lsp")
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                text_document=types.TextDocumentClientCapabilities(diagnostic=types.DiagnosticClientCapabilities())
+            ),
+            root_uri=folder.as_uri(),
+        )
+    )
+    client.initialized(types.InitializedParams())
+    document = types.TextDocumentIdentifier(uri=uri)
+
+    async def pull(previous: str | None = None):
+        return await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=document, previous_result_id=previous)
+        )
+
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+    )
+    start = time.perf_counter()
+    report = await pull()
+    print(f"pull: didOpen -> report: {(time.perf_counter() - start) * 1000:.1f} ms ({len(report.items)} diagnostics, cold)")
+    lines = text.splitlines(keepends=True)
+    target = next(i for i, line in enumerate(lines) if "history = []" in line)
+    timings = []
+    for run in range(runs):
+        lines[target] = f"    history = []  # pulled edit {run}\n"
+        start = time.perf_counter()
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=run + 2),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(types.Position(target, 0), types.Position(target + 1, 0)), text=lines[target]
+                    )
+                ],
+            )
+        )
+        report = await pull(report.result_id)
+        assert report.kind == "full", report
+        timings.append((time.perf_counter() - start) * 1000)
+    print(
+        f"pull: didChange + textDocument/diagnostic over {runs} edits: median {statistics.median(timings):.1f} ms, "
+        f"max {max(timings):.1f} ms"
+    )
+    unchanged = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        again = await pull(report.result_id)
+        assert again.kind == "unchanged", again
+        unchanged.append((time.perf_counter() - start) * 1000)
+    print(f"pull: unchanged document: median {statistics.median(unchanged):.1f} ms")
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()

@@ -31,6 +31,11 @@ class Diagnostic:
     `fix` is None when the rule has no automatic fix for this finding, else a short
     description of what the fix does; `applicability` says whether `gradlint fix` applies it
     by default ("safe") or only with --unsafe-fixes ("unsafe"), DESIGN §2.2.
+
+    `edits` are the fix's edits in the file's own positions, computed once by the run that
+    checked the file (None: no fix, or not computed), so reporters and editors never re-read or
+    re-lint the file. `file_line` is the line of the file itself where the finding starts: the
+    line of the `.ipynb` JSON holding the cell's line for notebooks (None: same as span.line).
     """
 
     code: str
@@ -44,10 +49,17 @@ class Diagnostic:
     applicability: str = "safe"
     source_line: str = ""
     url: str = ""
+    edits: tuple[Edit, ...] | None = None
+    file_line: int | None = None
 
     @property
     def fixable(self) -> bool:
         return self.fix is not None
+
+    @property
+    def safe_fix(self) -> bool:
+        """`gradlint fix` applies this finding's fix without --unsafe-fixes: the `[*]` mark."""
+        return self.fix is not None and self.applicability == "safe"
 
     def sort_key(self) -> tuple:
         return (self.path, self.cell or 0, self.span, self.code)
@@ -55,7 +67,8 @@ class Diagnostic:
 
 @dataclass
 class FileResult:
-    """What checking (or fixing) one file produced. `error` is a one-line message."""
+    """What checking (or fixing) one file produced. `error` is a one-line message; `detail`
+    is the traceback of an internal error (printed with --verbose or GRADLINT_DEBUG=1)."""
 
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -64,3 +77,5 @@ class FileResult:
     fix_failures: list[str] = field(default_factory=list)
     diff: str = ""
     output: bytes | None = None  # the fixed file's bytes (fix mode, when something changed)
+    detail: str | None = None
+    config_error: bool = False  # `error` is that of the broken [tool.gradlint] above the file

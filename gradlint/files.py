@@ -1,92 +1,125 @@
-"""Finding the files to check, reading them, and writing fixed ones atomically."""
+"""Reading the files to check (regular files only) and writing fixed ones safely: atomically,
+through symlinks, never over a read-only or changed file (discovery.py finds them)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
-from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
 
-from gradlint.config import Config
-from gradlint.sources import SourceError, is_supported
+from gradlint.sources import SourceError
 
-DEFAULT_EXCLUDES = frozenset(
-    {
-        ".git", ".hg", ".svn", ".venv", "venv", ".env", "__pycache__", "build", "dist",
-        "node_modules", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-        "site-packages", ".eggs", ".ipynb_checkpoints", "_build", ".direnv", "__pypackages__",
-    }
-)
+KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+         stat.S_IFBLK: "a block device", stat.S_IFDIR: "a directory"}
 
 
-@dataclass(frozen=True)
-class Missing:
-    """A path the user named that is not there."""
-
-    path: str
-    reason: str
-
-
-def discover(paths: Iterable[str], config_for: Callable[[str], Config]) -> Iterator[str | Missing]:
-    """Files to check, in a stable order, each once. Named files are always checked; folders
-    are walked, skipping the usual virtualenv/build folders and the configured excludes."""
-    seen: set[str] = set()
-    for path in paths:
-        if os.path.isdir(path):
-            found: Iterable[str] = _walk(path, config_for)
-        elif os.path.exists(path):
-            found = [path]
-        else:
-            yield Missing(path, "no such file or directory")
-            continue
-        for file in found:
-            real = os.path.realpath(file)
-            if real not in seen:
-                seen.add(real)
-                yield file
-
-
-def _walk(root: str, config_for: Callable[[str], Config]) -> Iterator[str]:
-    for directory, subdirs, files in os.walk(root):
-        config = config_for(directory)
-        subdirs[:] = sorted(
-            d for d in subdirs
-            if d not in DEFAULT_EXCLUDES and not d.endswith(".egg-info")
-            and not config.excluded(os.path.join(directory, d))
-        )
-        for name in sorted(files):
-            path = os.path.join(directory, name)
-            if is_supported(name) and not config.excluded(path):
-                yield os.path.normpath(path) if root != "." else os.path.relpath(path)
+class WriteError(Exception):
+    """A fixed file that was not written; the message is one line for the user."""
 
 
 def read_bytes(path: str) -> bytes:
+    """The bytes of a regular file (through symlinks). Anything else is refused before it is
+    opened for reading, so a FIFO or a device never blocks the run."""
     try:
-        with open(path, "rb") as handle:
+        _require_regular(os.stat(path))
+        # O_NONBLOCK: a FIFO swapped in after the stat opens at once instead of waiting
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as handle:
+            _require_regular(os.fstat(handle.fileno()))
             return handle.read()
     except FileNotFoundError:
         raise SourceError("file vanished before it could be read") from None
-    except IsADirectoryError:
-        raise SourceError("is a directory") from None
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise SourceError("cannot read: symbolic link loop") from None
         raise SourceError(f"cannot read: {error.strerror or error}") from None
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write through a temporary file in the same folder and rename it over `path`, keeping the
-    file's mode: the file is either old or new, never half-written."""
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".gradlint-", suffix=".tmp")
+def _require_regular(info: os.stat_result) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        kind = KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+        raise SourceError(f"is {kind}, not a regular file" if kind.startswith("a ") else kind)
+
+
+def missing_reason(path: str) -> str:
+    """Why a named path cannot be checked: gone, a broken symlink, or a symlink loop."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symbolic link loop"
+        if os.path.islink(path):
+            return "broken symbolic link (its target does not exist)"
+        if error.errno != errno.ENOENT:
+            return f"cannot read: {error.strerror or error}"
+    return "no such file or directory"
+
+
+def write_fixed(path: str, data: bytes, original: bytes) -> None:
+    """Write the fixed bytes of `path`, which held `original` when it was read.
+
+    Symlinks are followed (the link stays a link, its target gets the fix). A file with a single
+    link is replaced atomically (temporary file + rename, keeping mode and owner); a file with
+    several hard links is rewritten in place so they keep sharing it. A file without a write
+    bit, or that changed or vanished since it was read, is left alone: raises WriteError."""
+    real = os.path.realpath(path)
+    try:
+        before = os.stat(real)
+    except FileNotFoundError:
+        raise WriteError("vanished while gradlint was fixing it; not written") from None
+    except OSError as error:
+        raise WriteError(f"cannot write: {error.strerror or error}") from None
+    if not stat.S_ISREG(before.st_mode):
+        raise WriteError("cannot write: not a regular file")
+    if not before.st_mode & 0o222 or not os.access(real, os.W_OK):
+        raise WriteError("cannot write: file is read-only")
+    try:
+        unchanged = read_bytes(real) == original
+    except SourceError:
+        unchanged = False
+    if not unchanged:
+        raise WriteError("changed while gradlint was fixing it; run again")
+    try:
+        if before.st_nlink > 1:
+            _write_in_place(real, data)
+        else:
+            _replace(real, data, before)
+    except OSError as error:
+        raise WriteError(f"cannot write: {error.strerror or error}") from None
+
+
+def _write_in_place(path: str, data: bytes) -> None:
+    with open(path, "r+b") as handle:
+        handle.write(data)
+        handle.truncate()
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _replace(path: str, data: bytes, before: os.stat_result) -> None:
+    """Write through a temporary file in the same folder and rename it over `path`: the file is
+    either old or new, never half-written."""
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".gradlint-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
+        os.chmod(temporary, stat.S_IMODE(before.st_mode))
+        if hasattr(os, "chown"):
+            try:
+                os.chown(temporary, before.st_uid, before.st_gid)
+            except OSError:
+                pass  # not ours to give away: the fixed file belongs to whoever runs the fix
+        if not _same_file(os.stat(path), before):  # written meanwhile: keep theirs
+            raise WriteError("changed while gradlint was fixing it; run again")
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _same_file(now: os.stat_result, before: os.stat_result) -> bool:
+    return (now.st_ino, now.st_size, now.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)

@@ -1,19 +1,28 @@
-"""Apply fixes one at a time, re-linting between them, never producing code that does not parse."""
+"""Apply fixes one at a time, re-linting between them, never producing code that does not parse.
+
+A finding is known across passes by its code and its place in the current text, never by the
+text of its line (two loops can hold the same line). A fix that cannot be made is remembered
+only for the text it failed on: once another fix lands it is tried again, so one run fixes
+everything that can be fixed.
+"""
 
 from __future__ import annotations
 
 import ast
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
-from gradlint.diagnostics import Diagnostic, Edit
-from gradlint.linter import check_document, find, to_diagnostic
+from gradlint.diagnostics import Diagnostic, Span
+from gradlint.fixplan import FixPolicy
+from gradlint.linter import find, to_diagnostic
 from gradlint.rules import Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError, load_document
 from gradlint.sources.python import PythonDocument
 
-MAX_PASSES = 25
+# Fixes one finding may lead to (a fix can reveal a finding of another rule); past this the
+# fixes are going round in circles and the summary says a second run is needed.
+FIXES_PER_FINDING = 4
 
 
 @dataclass
@@ -22,6 +31,8 @@ class FixOutcome:
     fixed: list[Diagnostic] = field(default_factory=list)
     remaining: list[Diagnostic] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    before: list[Diagnostic] = field(default_factory=list)  # the findings of the text as read
+    incomplete: bool = False  # stopped at the bound: another run would fix more
 
     @property
     def changed(self) -> bool:
@@ -46,57 +57,83 @@ def fixed_text(doc: Document, finding: Finding) -> str:
     return new_text
 
 
-def fix_document(doc: Document, rules: Sequence[Rule]) -> FixOutcome:
+def diagnose(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPolicy()) -> list[Diagnostic]:
+    """The document's diagnostics, each fix with its edits computed now (`[*]` and every report
+    need them); a fix that cannot be made, or that the configuration leaves out, is not
+    offered."""
+    return [_with_edits(doc, rule, finding, policy) for rule, finding in find(doc, rules)]
+
+
+def _with_edits(doc: Document, rule: Rule, finding: Finding, policy: FixPolicy) -> Diagnostic:
+    from_rule = to_diagnostic(doc, rule, finding)
+    if finding.fix is None:
+        return from_rule
+    if not policy.allows(finding.code):
+        return replace(from_rule, fix=None)
     from gradlint.transform import FixError
 
-    text, fixed, failures, attempted = doc.text, [], [], set()
-    for _ in range(MAX_PASSES):
-        scratch = _scratch(doc, text)
-        pending = [(r, f) for r, f in find(scratch, rules) if f.fix and _key(scratch, f) not in attempted]
+    try:
+        edits = doc.edits(fixed_text(doc, finding))
+    except (FixError, SourceError):
+        return replace(from_rule, fix=None)
+    return replace(from_rule, edits=tuple(edits))
+
+
+def fix_document(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPolicy()) -> FixOutcome:
+    """Apply every fix `policy` allows, one at a time, until none is left to apply."""
+    from gradlint.transform import FixError
+
+    scratch, fixed = doc, []
+    failed: dict[tuple[str, Span], str] = {}  # findings whose fix failed on the current text
+    seen = {doc.text}
+    pairs = find(doc, rules)
+    outcome = FixOutcome(doc.text, before=[to_diagnostic(doc, rule, finding) for rule, finding in pairs])
+    budget = FIXES_PER_FINDING * len(pairs) + 10
+    while True:
+        pending = [
+            (rule, finding) for rule, finding in pairs
+            if finding.fix and policy.applies(finding.code, finding.fix.applicability)
+            and (finding.code, finding.span) not in failed
+        ]
         if not pending:
             break
+        if len(fixed) >= budget:
+            outcome.incomplete = True
+            break
         rule, finding = pending[0]
-        attempted.add(_key(scratch, finding))
-        diagnostic = to_diagnostic(scratch, rule, finding)
+        key = (finding.code, finding.span)
         try:
             text = fixed_text(scratch, finding)
         except (FixError, SourceError) as error:
-            failures.append(f"{_where(diagnostic)}: {finding.code} not fixed: {error}")
+            failed[key] = str(error)
             continue
-        fixed.append(diagnostic)
-    final = doc if text == doc.text else load_document(doc.path, doc.render(text))
-    return FixOutcome(text, fixed, check_document(final, rules), failures)
+        if text in seen:
+            failed[key] = "the fix would undo an earlier fix"
+            continue
+        seen.add(text)
+        fixed.append(to_diagnostic(scratch, rule, finding))
+        scratch = load_document(doc.path, doc.render(text))
+        failed.clear()  # the text changed: what failed before is tried again
+        pairs = find(scratch, rules)
+    outcome.text, outcome.fixed = scratch.text, fixed
+    outcome.remaining = [to_diagnostic(scratch, rule, finding) for rule, finding in pairs]
+    outcome.failures = [
+        f"{_where(scratch, rule, finding)}: {finding.code} not fixed: {failed[(finding.code, finding.span)]}"
+        for rule, finding in pairs
+        if (finding.code, finding.span) in failed
+    ]
+    if outcome.incomplete:
+        outcome.failures.append(f"{doc.path}: stopped after {len(fixed)} fixes; run `gradlint fix` again")
+    return outcome
 
 
-def fix_source(text: str, path: str = "<stdin>.py", select: Sequence[str] | None = None) -> FixOutcome:
-    return fix_document(PythonDocument(path, text), select_rules(select))
+def fix_source(
+    text: str, path: str = "<stdin>.py", select: Sequence[str] | None = None, unsafe: bool = False
+) -> FixOutcome:
+    return fix_document(PythonDocument(path, text), select_rules(select), FixPolicy(unsafe=unsafe))
 
 
-def edits_for(doc: Document, rules: Sequence[Rule], diagnostic: Diagnostic) -> list[Edit] | None:
-    """The edits (in the file's positions) of the fix of one diagnostic, or None."""
-    from gradlint.transform import FixError
-
-    for rule, finding in find(doc, rules):
-        if finding.fix and to_diagnostic(doc, rule, finding) == diagnostic:
-            try:
-                return doc.edits(fixed_text(doc, finding))
-            except (FixError, SourceError):
-                return None
-    return None
-
-
-def _scratch(doc: Document, text: str) -> Document:
-    """The document as it stands after the fixes so far (same mapping while nothing moved)."""
-    if text == doc.text:
-        return doc
-    return load_document(doc.path, doc.render(text))
-
-
-def _key(doc: Document, finding: Finding) -> tuple[str, str]:
-    """Identifies a finding across passes, whose line numbers shift as fixes land."""
-    return finding.code, doc.source_line(finding.span.line).strip()
-
-
-def _where(diagnostic: Diagnostic) -> str:
+def _where(doc: Document, rule: Rule, finding: Finding) -> str:
+    diagnostic = to_diagnostic(doc, rule, finding)
     cell = f"cell {diagnostic.cell}:" if diagnostic.cell else ""
     return f"{diagnostic.path}:{cell}{diagnostic.span.line}"

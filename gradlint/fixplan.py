@@ -62,7 +62,16 @@ class EnsureImport:
     module: str
 
 
-Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport]
+@dataclass(frozen=True)
+class ReplaceText:
+    """Replace the text from `start` to `end` (exclusive): for comments, which no tree holds."""
+
+    start: Position
+    end: Position
+    text: str
+
+
+Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport, ReplaceText]
 
 
 @dataclass(frozen=True)
@@ -70,3 +79,20 @@ class FixPlan:
     title: str
     operations: tuple[Operation, ...]
     applicability: Applicability = "safe"
+
+
+@dataclass(frozen=True)
+class FixPolicy:
+    """Which fixes a run applies: safe ones (unsafe ones too with --unsafe-fixes), of the rules
+    that the configuration's `fixable` / `unfixable` leave fixable."""
+
+    unsafe: bool = False
+    codes: frozenset[str] | None = None  # None: every rule's fixes
+
+    def allows(self, code: str) -> bool:
+        """The rule's fixes are offered at all (reported with their edits)."""
+        return self.codes is None or code in self.codes
+
+    def applies(self, code: str, applicability: str) -> bool:
+        """`gradlint fix` applies such a fix in this run."""
+        return self.allows(code) and (self.unsafe or applicability == "safe")

@@ -8,10 +8,10 @@ from typing import Sequence
 
 from gradlint.diagnostics import Diagnostic, Span
 from gradlint.model import ModuleModel
-from gradlint.rules import Finding, Rule, select_rules
+from gradlint.rules import ALL_RULES, Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
 from gradlint.sources.python import PythonDocument
-from gradlint.suppression import suppressed
+from gradlint.suppression import SuppressionComments
 
 
 class InternalError(Exception):
@@ -45,11 +45,34 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
         return matched[pattern]
 
     active = [r for r in rules if may_fire(r)]
-    if not active:
+    readers = [r for r in active if not r.needs_model]  # GL001: judges the suppression comments
+    comments = SuppressionComments(doc.text)
+    # GL001 judges a directive by running the rules it names, selected or not: a suppression is
+    # stale when its rule reports nothing there, whatever this run happens to select
+    judges = [r for r in ALL_RULES if readers and r not in rules and r.needs_model and comments.names(r.code)]
+    found = _model_findings(doc, [r for r in active if r.needs_model] + [r for r in judges if may_fire(r)])
+    if not found and not readers:
+        return []
+    found = [
+        (rule, finding) for rule, finding in found
+        if not comments.suppress(finding.code, finding.span.line) and rule not in judges
+    ]
+    judged = [r.code for r in ALL_RULES if r.needs_model]
+    for reader in readers:
+        found.extend(
+            (reader, finding) for finding in reader.check_comments(comments, judged)
+            if not comments.suppress(finding.code, finding.span.line, explicit=True)
+        )
+    found.sort(key=lambda pair: (pair[1].span, pair[1].code))
+    return found
+
+
+def _model_findings(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
+    if not rules:
         return []
     model = ModuleModel(parse(doc), doc.text)
     seen, found = set(), []
-    for rule in active:
+    for rule in rules:
         try:
             findings = list(rule.check(model))
         except RecursionError:
@@ -58,10 +81,9 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
             raise InternalError(f"internal error in {rule.code}: {type(error).__name__}: {error}") from error
         for finding in findings:
             key = (finding.code, finding.span)
-            if key not in seen and not suppressed(doc.source_line(finding.span.line), finding.code):
+            if key not in seen:
                 seen.add(key)
                 found.append((rule, finding))
-    found.sort(key=lambda pair: (pair[1].span, pair[1].code))
     return found
 
 
@@ -79,6 +101,7 @@ def to_diagnostic(doc: Document, rule: Rule, finding: Finding) -> Diagnostic:
         applicability=finding.fix.applicability if finding.fix else "safe",
         source_line=doc.source_line(finding.span.line),
         url=rule.url,
+        file_line=doc.file_line(cell, span.line),
     )
 
 

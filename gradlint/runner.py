@@ -8,9 +8,11 @@ from typing import Sequence
 
 from gradlint.config import Config
 from gradlint.diagnostics import FileResult
-from gradlint.files import Missing, read_bytes, write_atomic
-from gradlint.linter import InternalError, check_document
-from gradlint.sources import SourceError, load_document
+from gradlint.discovery import Missing
+from gradlint.files import WriteError, read_bytes, write_fixed
+from gradlint.linter import InternalError, find, parse, to_diagnostic
+from gradlint.sources import Document, SourceError, load_document
+from gradlint.suppression import with_noqa
 
 POOL_THRESHOLD = 64  # below this many files, starting workers costs more than it saves
 
@@ -21,7 +23,9 @@ class Task:
     config: Config
     fix: bool = False
     write: bool = True  # False: compute the diff only (`fix --diff`, stdin)
+    unsafe: bool = False  # apply unsafe fixes too (`fix --unsafe-fixes`)
     data: bytes | None = None  # stdin contents
+    add_noqa: bool = False  # `check --add-noqa`: suppress every finding in the file instead
 
 
 def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileResult]:
@@ -42,25 +46,66 @@ def process(task: Task) -> FileResult:
     """Check (or fix) one file; every failure becomes a one-line error on its result."""
     result = FileResult(task.path, output=task.data)  # stdin: echo the source unless fixed
     try:
+        if task.config.error:
+            result.error, result.config_error = task.config.error, True
+            return result
         data = task.data if task.data is not None else read_bytes(task.path)
         document = load_document(task.path, data)
         rules = task.config.rules_for(task.path)
-        if not task.fix:
-            result.diagnostics = check_document(document, rules)
+        if task.add_noqa:
+            _add_noqa(task, document, data, rules, result)
             return result
-        from gradlint.fixer import fix_document
+        policy = task.config.fix_policy(unsafe=task.unsafe)
+        from gradlint.fixer import diagnose, fix_document
 
-        outcome = fix_document(document, rules)
+        if not task.fix:
+            result.diagnostics = diagnose(document, rules, policy)
+            return result
+        outcome = fix_document(document, rules, policy)
         result.diagnostics, result.fixed, result.fix_failures = outcome.remaining, outcome.fixed, outcome.failures
         if outcome.changed:
             result.diff = document.diff(outcome.text)
             result.output = document.render(outcome.text)
             if task.write and task.data is None:
-                write_atomic(task.path, result.output)
+                _write(result, data, outcome.before)
     except (SourceError, InternalError) as error:
         result.error = str(error)
-    except OSError as error:
-        result.error = f"cannot write: {error.strerror or error}"
+        result.detail = _traceback(error) if isinstance(error, InternalError) else None
     except Exception as error:  # never a traceback wall: one line, and the run goes on
         result.error = f"internal error: {type(error).__name__}: {error}"
+        result.detail = _traceback(error)
     return result
+
+
+def _add_noqa(task: Task, document: Document, original: bytes, rules, result: FileResult) -> None:
+    """Write `# noqa: GLxxx` for every finding (never for GL001, which judges such comments)."""
+    pairs = [(rule, finding) for rule, finding in find(document, rules) if rule.needs_model]
+    if not pairs:
+        return
+    text, _ = with_noqa(document.text, [(finding.span.line, finding.code) for _, finding in pairs])
+    output = document.render(text)  # a notebook refuses edits of masked magics: one-line error
+    try:
+        parse(load_document(task.path, output))
+    except SourceError:  # cannot happen to comments put where they can go; never write it anyway
+        raise SourceError("adding `# noqa` comments would break the code; nothing written") from None
+    result.output = output
+    result.fixed = [to_diagnostic(document, rule, finding) for rule, finding in pairs]
+    if task.write:
+        _write(result, original, [])
+
+
+def _write(result: FileResult, original: bytes, before: list) -> None:
+    """Write the fixed file; when that fails nothing counts as fixed and the file's findings
+    are those it had as read."""
+    try:
+        write_fixed(result.path, result.output, original)
+    except WriteError as error:
+        result.error = str(error)
+        result.fixed, result.fix_failures, result.diagnostics = [], [], before
+        result.diff, result.output = "", None
+
+
+def _traceback(error: BaseException) -> str:
+    import traceback
+
+    return "".join(traceback.format_exception(type(error), error, error.__traceback__))

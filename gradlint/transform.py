@@ -21,6 +21,7 @@ from gradlint.fixplan import (
     MoveStatement,
     Position,
     ReplaceExpression,
+    ReplaceText,
     WrapStatements,
 )
 
@@ -33,7 +34,10 @@ class FixError(Exception):
 
 
 def apply_plan(text: str, plan: FixPlan) -> str:
-    located = [op for op in plan.operations if not isinstance(op, EnsureImport)]
+    replacements = [op for op in plan.operations if isinstance(op, ReplaceText)]
+    for operation in sorted(replacements, key=lambda op: (op.start.line, op.start.column), reverse=True):
+        text = _replace_text(text, operation)
+    located = [op for op in plan.operations if not isinstance(op, (EnsureImport, ReplaceText))]
     if located:
         text = _apply_in_region(text, located)
     for operation in plan.operations:
@@ -49,6 +53,20 @@ def _apply_in_region(text: str, operations: list) -> str:
     chunk = "".join(lines[first - 1 : last])
     shifted = [replace(op, **{name: Position(p.line - first + 1, p.column) for name, p in _named_positions(op)}) for op in operations]
     return "".join(lines[: first - 1]) + _transform(chunk, shifted) + "".join(lines[last:])
+
+
+def _replace_text(text: str, operation: ReplaceText) -> str:
+    lines = split_lines(text, keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(position: Position) -> int:
+        if position.line > len(lines):
+            return len(text)
+        return min(starts[position.line - 1] + position.column, starts[position.line])
+
+    return text[: offset(operation.start)] + operation.text + text[offset(operation.end) :]
 
 
 def _named_positions(operation):

@@ -129,20 +129,20 @@ def test_fix_leaves_a_file_with_a_syntax_error_byte_identical(work):
     data = (SYNTAX_ERROR + "\n" + ACCUM_NOT_DIVIDED.split("\n\n\n")[0] + "\n").replace("\n", "\r\n").encode()
     path = put(work, "broken.py", data)
     mtime = path.stat().st_mtime_ns
-    result = gradlint("fix", "broken.py")
+    result = gradlint("fix", "--unsafe-fixes", "broken.py")
     assert result.exit_code == 2, result
     assert path.read_bytes() == data
     assert path.stat().st_mtime_ns == mtime
     assert result.errors() == [
         "gradlint: error: broken.py: syntax error at line 5, column 18: '(' was never closed"
     ]
-    assert gradlint("fix", "--diff", "broken.py").stdout == ""
+    assert gradlint("fix", "--unsafe-fixes", "--diff", "broken.py").stdout == ""
 
 
 def test_fix_goes_on_past_a_broken_file(work):
     put(work, "a_broken.py", SYNTAX_ERROR)
     train = put(work, "b_train.py", ACCUM_NOT_DIVIDED)
-    result = gradlint("fix", ".")
+    result = gradlint("fix", "--unsafe-fixes", ".")
     assert result.exit_code == 2
     assert "(loss / accum).backward()" in train.read_text()
     assert "Fixed 1 issue in 1 file" in result.stderr
@@ -196,7 +196,7 @@ def test_undecodable_bytes_on_stdin(work):
 def test_fix_leaves_undecodable_and_binary_files_alone(work):
     undecodable = put(work, "a.py", b"# \xff\n" + ACCUM_NOT_DIVIDED.encode())
     binary = put(work, "b.py", b"\x00" + ACCUM_NOT_DIVIDED.encode())
-    result = gradlint("fix", ".")
+    result = gradlint("fix", "--unsafe-fixes", ".")
     assert result.exit_code == 2
     assert undecodable.read_bytes() == b"# \xff\n" + ACCUM_NOT_DIVIDED.encode()
     assert binary.read_bytes() == b"\x00" + ACCUM_NOT_DIVIDED.encode()
@@ -247,20 +247,16 @@ def test_unreadable_file_chmod_000(work):
 
 def test_unreadable_file_simulated(work, monkeypatch):
     """The same as chmod 000, for runs as root: opening the file raises PermissionError."""
-    import builtins
-
-    from gradlint import files as gl_files
-
     locked = put(work, "locked.py", ACCUM_NOT_DIVIDED)
     put(work, "train.py", CLIP_AFTER_STEP)
-    real_open = builtins.open
+    real_open = os.open
 
     def fake_open(file, *args, **kwargs):
         if os.path.abspath(file) == str(locked):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(gl_files, "open", fake_open, raising=False)
+    monkeypatch.setattr(os, "open", fake_open)
     result = gradlint("check", "--format", "concise", ".")
     assert result.exit_code == 2, result
     assert result.errors() == ["gradlint: error: locked.py: cannot read: Permission denied"]
@@ -275,20 +271,20 @@ def test_path_that_does_not_exist(work):
         "gradlint: error: trian.py: no such file or directory",
         "gradlint: error: missing_dir/: no such file or directory",
     ]
-    result = gradlint("fix", "trian.py")
+    result = gradlint("fix", "--unsafe-fixes", "trian.py")
     assert result.exit_code == 2
     assert result.errors() == ["gradlint: error: trian.py: no such file or directory"]
 
 
 def test_file_vanishes_between_discovery_and_reading(work, monkeypatch):
     from gradlint import cli as gl_cli
-    from gradlint import files as gl_files
+    from gradlint import discovery
 
     doomed = put(work, "pkg/a_tmp_train.py", ACCUM_NOT_DIVIDED)
     put(work, "pkg/b_train.py", CLIP_AFTER_STEP)
 
-    def discover_then_delete(paths, config):
-        found = list(gl_files.discover(paths, config))
+    def discover_then_delete(paths, config, **options):
+        found = list(discovery.discover(paths, config, **options))
         assert "pkg/a_tmp_train.py" in found  # it was discovered...
         doomed.unlink()  # ...and an editor's atomic save removed it before gradlint read it
         return found
@@ -340,7 +336,7 @@ def test_a_failed_write_leaves_the_file_intact_and_no_temporary(work, monkeypatc
         raise PermissionError(13, "Permission denied", dst)
 
     monkeypatch.setattr(gl_files.os, "replace", refuse)
-    result = gradlint("fix", "train.py")
+    result = gradlint("fix", "--unsafe-fixes", "train.py")
     assert result.exit_code == 2, result
     assert path.read_text(encoding="utf-8") == ACCUM_NOT_DIVIDED
     assert sorted(p.name for p in work.iterdir()) == ["train.py"]
@@ -429,7 +425,7 @@ def test_big_file_fix_lands_on_the_right_line(work):
     # 2,000 lines keep the suite quick; the 50,000-line check is the test above
     source, line = _big_module(2_000)
     path = put(work, "models.py", source)
-    result = gradlint("fix", "models.py")
+    result = gradlint("fix", "--unsafe-fixes", "models.py")
     assert result.exit_code == 0, result
     fixed = path.read_text()
     assert fixed.splitlines()[line - 1] == "        (loss / accum).backward()"

@@ -95,7 +95,7 @@ def test_rule_with_a_fix_has_fixtures_and_a_prediction(rule: Rule):
 @pytest.mark.parametrize("rule", [r for r in RULES if r.values[0].no_prediction is None])
 def test_fixture_fix_has_the_declared_applicability(rule: Rule):
     folder = ROOT / "fixtures" / rule.code
-    outcome = fix_source((folder / "bad.py").read_text(encoding="utf-8"), path="bad.py", select=[rule.code])
+    outcome = fix_source((folder / "bad.py").read_text(encoding="utf-8"), path="bad.py", select=[rule.code], unsafe=True)
     assert [d.applicability for d in outcome.fixed] == [rule.fix_applicability]
 
 

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from gradlint.linter import check_source
+from gradlint.suppression import SuppressionComments, with_noqa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cli"))
 from training_scripts import ACCUM_NOT_DIVIDED, CLIP_AFTER_STEP, TWO_BUGS  # noqa: E402
@@ -142,3 +143,37 @@ def test_suppression_after_a_form_feed_line(separator):
     assert codes(with_comment(source, BACKWARD, "# noqa: GL201")) == []
     diagnostic = check_source(source, path="train.py")[0]
     assert diagnostic.source_line == BACKWARD.rstrip("\n")
+
+
+# --- where a line's comment goes: multi-line strings and backslash continuations ---------------
+
+LOGGED = (
+    "for step, (x, y) in enumerate(loader):\n"
+    "    loss = loss_fn(model(x), y)\n"
+    '    loss.backward(); log.info(f"""step {step}\n'
+    'loss {loss.item():.3f}""")\n'
+    "    total = total + \\\n"
+    "        loss.item()\n"
+)
+
+
+def test_a_comment_for_a_line_goes_where_the_string_or_continuation_ends():
+    comments = SuppressionComments(LOGGED)
+    assert [comments.noqa_line(line) for line in range(1, 7)] == [1, 2, 4, 4, 6, 6]
+
+
+def test_with_noqa_never_lands_inside_a_string_or_after_a_backslash():
+    text, changed = with_noqa(LOGGED, [(3, "GL201"), (5, "GL601"), (3, "GL101")])
+    assert changed == 2
+    assert text.splitlines()[3] == 'loss {loss.item():.3f}""")  # noqa: GL101, GL201'
+    assert text.splitlines()[4] == "    total = total + \\"
+    assert text.splitlines()[5] == "        loss.item()  # noqa: GL601"
+    compile(text, "t.py", "exec")
+    comments = SuppressionComments(text)
+    assert comments.suppress("GL201", 3) and comments.suppress("GL601", 5)
+    assert not comments.suppress("GL301", 3)
+
+
+def test_with_noqa_keeps_crlf_line_endings():
+    text, _ = with_noqa("x = 1\r\nloss.backward()\r\n", [(2, "GL201")])
+    assert text == "x = 1\r\nloss.backward()  # noqa: GL201\r\n"

@@ -6,15 +6,19 @@ import ast
 import bisect
 import re
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from gradlint.diagnostics import Span
 from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
-from gradlint.model.events import Event, Kind
+from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
-from gradlint.model.names import ImportTable
+from gradlint.model.names import ImportTable, dotted
 from gradlint.model.roles import Role, Roles
-from gradlint.model.scopes import Parents, Scope
+from gradlint.model.scopes import Parents, Scope, expression_roots
+
+if TYPE_CHECKING:
+    from gradlint.model.callees import ProjectResolver
 
 def _slice_bytes(line: str, start: int, end: int | None) -> str:
     """ast columns are UTF-8 byte offsets."""
@@ -23,16 +27,26 @@ def _slice_bytes(line: str, start: int, end: int | None) -> str:
     return line.encode("utf-8")[start:end].decode("utf-8", errors="replace")
 
 
+FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+BACKWARD_CALL = re.compile(r"(?<!def )backward\s*\(")  # a call, not an autograd Function's def
 GRADIENT_WORDS = ("backward", "step", "grad", "clip", "sync", "scale", "accumulate", "allreduce")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
+
+
+def _call_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
 
 
 class ModuleModel:
     """Everything rules may ask about one module: roles, training loops, source text."""
 
-    def __init__(self, tree: ast.Module, text: str):
+    def __init__(self, tree: ast.Module, text: str, project: "ProjectResolver | None" = None):
         self.tree = tree
         self.text = text
+        # Answers for names imported from other modules of the project (DESIGN §2.3).
+        self.project = project
         self._scopes: dict[int, Scope] = {}
         self._memo: dict[tuple, object] = {}
         self._methods: dict[int, dict[str, ast.FunctionDef]] = {}
@@ -49,7 +63,7 @@ class ModuleModel:
 
     @cached_property
     def roles(self) -> Roles:
-        return Roles(self.statements, self.text, self.imports)
+        return Roles(self)
 
     @cached_property
     def _line_starts(self) -> list[int]:
@@ -72,6 +86,69 @@ class ModuleModel:
         """Module-level functions, the helpers a loop may call."""
         return {n.name: n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
+    @cached_property
+    def classes(self) -> dict[str, ast.ClassDef]:
+        """Module-level classes, for `self.` methods, base classes and callable instances."""
+        return {n.name: n for n in self.tree.body if isinstance(n, ast.ClassDef)}
+
+    def nested_functions(self, function: ast.AST) -> dict[str, ast.FunctionDef]:
+        """Functions defined in `function`'s own blocks (closures), not deeper."""
+
+        def compute():
+            return {
+                s.name: s for s in self.statements
+                if isinstance(s, FUNCTION_TYPES) and self.parents.scope_of(s) is function
+            }
+
+        return self.memo(("nested", id(function)), compute)
+
+    def returns(self, function: ast.AST) -> list[ast.expr]:
+        """The values `function`'s own `return` statements give (not those of nested functions)."""
+        return self.memo(("returns", id(function)), lambda: [
+            s.value for s in self.statements
+            if isinstance(s, ast.Return) and s.value is not None and self.parents.scope_of(s) is function
+        ])
+
+    def class_attributes(self, cls: ast.ClassDef) -> dict[str, list[ast.expr]]:
+        """`self.X = value` anywhere in the class or the base classes the model can read:
+        attribute name -> the values assigned, nearest class first."""
+
+        def compute():
+            from gradlint.model.callees import class_hierarchy
+
+            found: dict[str, list[ast.expr]] = {}
+            for module, owner in class_hierarchy(self, cls):
+                for method in module.methods(owner).values():
+                    for name, stmts in module.scope(method).assignments.items():
+                        head, _, attribute = name.partition(".")
+                        if head == "self" and attribute and "." not in attribute:
+                            found.setdefault(attribute, []).extend(
+                                s.value for s in stmts if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None
+                            )
+            return found
+
+        return self.memo(("attributes", id(cls)), compute)
+
+    def calls_named(self, name: str) -> list[tuple[ast.Call, ast.stmt]]:
+        """Calls `name(...)` and `x.name(...)` in the module, each with the statement holding
+        it. Only statements on lines that spell the call are read."""
+
+        def compute():
+            pattern = re.compile(r"\b%s\s*\(" % re.escape(name))
+            lines = sorted({self.line_at(m.start()) for m in pattern.finditer(self.text)})
+            found = []
+            for stmt in self.statements:
+                for root in expression_roots(stmt):
+                    index = bisect.bisect_left(lines, root.lineno)
+                    if index == len(lines) or lines[index] > root.end_lineno:
+                        continue
+                    for node in ast.walk(root):
+                        if isinstance(node, ast.Call) and _call_name(node.func) == name:
+                            found.append((node, stmt))
+            return found
+
+        return self.memo(("calls", name), compute)
+
     def methods(self, cls: ast.ClassDef) -> dict[str, ast.FunctionDef]:
         if id(cls) not in self._methods:
             self._methods[id(cls)] = {
@@ -79,30 +156,87 @@ class ModuleModel:
             }
         return self._methods[id(cls)]
 
-    def memo(self, key: tuple, compute):
-        """Per-module memo for facts asked again by every loop around the same code."""
+    def memo(self, key: tuple, compute, while_computing=None):
+        """Per-module memo for facts asked again by every loop around the same code; a fact
+        asked again while it is being computed (mutual recursion) is `while_computing`."""
         if key not in self._memo:
+            self._memo[key] = while_computing
             self._memo[key] = compute()
         return self._memo[key]
 
     def touches_gradients(self, function: ast.AST) -> bool:
-        """Whether a helper's source mentions anything that could be a gradient event."""
+        """Whether a function can hold a gradient event: its source mentions one, or it calls
+        (by name) a function of the module that does."""
+        if isinstance(function, ast.Lambda):
+            return True
+        return id(function) in self._gradient_functions
 
-        def compute() -> bool:
-            text = "\n".join(self.lines[function.lineno - 1 : function.end_lineno])
-            ddp_models = tuple(name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL))
-            return any(word in text for word in GRADIENT_WORDS + ddp_models)
+    @cached_property
+    def _functions(self) -> list[ast.FunctionDef]:
+        return [f for f in self.statements if isinstance(f, FUNCTION_TYPES)]
 
-        return self.memo(("touches", id(function)), compute)
+    def _function_text(self, function: ast.AST) -> str:
+        return self.memo(("text", id(function)), lambda: "\n".join(self.lines[function.lineno - 1 : function.end_lineno]))
+
+    def _with_callers(self, seed: set[int]) -> set[int]:
+        """`seed` and the functions that call one of them by name, to MAX_HELPER_DEPTH levels."""
+        found, names = set(seed), {f.name for f in self._functions if id(f) in seed}
+        for _ in range(MAX_HELPER_DEPTH):
+            if not names:
+                break
+            calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, names)))
+            more = {id(f) for f in self._functions if id(f) not in found and calls.search(self._function_text(f))}
+            found |= more
+            names = {f.name for f in self._functions if id(f) in more}
+        return found
+
+    @cached_property
+    def _gradient_functions(self) -> set[int]:
+        ddp_models = tuple(name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL))
+        words = GRADIENT_WORDS + ddp_models
+        return self._with_callers({id(f) for f in self._functions if any(w in self._function_text(f) for w in words)})
+
+    @cached_property
+    def backward_lines(self) -> list[int]:
+        """Lines holding a `backward(` call (not an autograd Function's `def backward`)."""
+        return [self.line_at(m.start()) for m in BACKWARD_CALL.finditer(self.text)]
+
+    @cached_property
+    def backward_helper_names(self) -> set[str] | None:
+        """Names under which code that reaches a backward call is called from elsewhere."""
+        lines = self.backward_lines
+        seed = {
+            id(f) for f in self._functions
+            if bisect.bisect_left(lines, f.lineno) < len(lines) and lines[bisect.bisect_left(lines, f.lineno)] <= f.end_lineno
+        }
+        return self._helper_names(self._with_callers(seed))
+
+    @cached_property
+    def gradient_helper_names(self) -> set[str] | None:
+        """Names under which gradient-touching code of this module is called."""
+        return self._helper_names(self._gradient_functions)
+
+    def _helper_names(self, functions: set[int]) -> set[str] | None:
+        """Names of the functions and methods among `functions`, plus the names the project
+        adds for imported ones; None when a class whose `__call__` is among them exists: its
+        instances go by any name (`loss_scaler = NativeScaler()`, passed in as a parameter)."""
+        if any(
+            isinstance(c, ast.ClassDef) and id(self.methods(c).get("__call__")) in functions
+            for c in self.statements
+        ):
+            return None
+        names = {f.name for f in self._functions if id(f) in functions}
+        if self.project is not None:
+            names |= self.project.gradient_names(self)
+        return names
 
     @cached_property
     def _event_lines(self) -> list[int]:
         """Lines where a gradient event could be: its words, a DDP model's name, or a call of a
-        local helper that touches gradients."""
-        helpers = [
-            f.name for f in self.statements
-            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and self.touches_gradients(f)
-        ]
+        helper that touches gradients."""
+        helpers = self.gradient_helper_names
+        if helpers is None:
+            return list(range(1, len(self.lines) + 1))
         ddp_models = [name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL)]
         words = [*GRADIENT_WORDS, *(re.escape(n) for n in {*helpers, *ddp_models})]
         pattern = re.compile("|".join(words))

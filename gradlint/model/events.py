@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_scope, resolve_callee, returned_value
 from gradlint.model.guards import Guard, make_guard
+from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
-from gradlint.model.roles import Role
+from gradlint.model.roles import Role, classify_constructor
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -33,26 +35,56 @@ class Kind(Enum):
 
 STEPS = (Kind.STEP, Kind.SCALER_STEP)
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
-NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync"})
+NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
+SYNC_SWITCH_WORDS = ("allreduce", "all_reduce", "sync")  # `model.disable_allreduce()` ...
+LIGHTNING_CLIPS = frozenset({"clip_gradients"})
+FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_HELPER_DEPTH = 6  # how many calls deep the walk follows helpers
 GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
 
 
 @dataclass(frozen=True)
+class LossSource:
+    """Where the tensor backward runs on comes from, followed out of helpers to the argument
+    the caller passed (`loss_scaler(loss, ...)` -> the caller's `loss`)."""
+
+    module: "ModuleModel"
+    expr: ast.expr
+    scope: ast.AST
+    line: int
+
+
+@dataclass(frozen=True)
 class Event:
     kind: Kind
-    node: ast.AST  # the call, or the statement for assignments
+    node: ast.AST  # the call, or the statement for assignments (in `module`'s tree)
     stmt: ast.stmt  # the innermost statement holding it
     order: int
     guards: tuple[Guard, ...] = ()
     loops: tuple[ast.stmt, ...] = ()  # loops inside the training loop that enclose the event
     contexts: tuple[ast.expr, ...] = ()  # `with` items enclosing the event
     scope: ast.AST | None = None  # the function (or module) whose code holds the statement
-    target: str | None = None  # receiver: optimizer, scaler, model ...
+    target: str | None = None  # receiver, as the unit spells it: optimizer, scaler, model ...
     optimizer: str | None = None  # the optimizer it acts for, where there is one
     loss: ast.expr | None = None  # BACKWARD: the tensor backward runs on (unwrapped from scale)
     scaler: str | None = None  # BACKWARD: the scaler whose scale() wrapped the loss
-    inlined: bool = False  # found in a local helper called from the loop
+    module: "ModuleModel | None" = None  # the module whose tree holds `node`
+    site: ast.Call | None = None  # the unit's own call through which a helper's event runs
+    foreign: bool = False  # `node` belongs to another module than the unit's
+    elsewhere: bool = False  # foreign, or in a method of another object (`loss_scaler(...)`)
+    loss_source: LossSource | None = None
+
+    @property
+    def inlined(self) -> bool:
+        """Found in a helper called from the unit, not in the unit's own code."""
+        return self.site is not None
+
+    @property
+    def anchor(self) -> ast.AST:
+        """Where to report the event in the unit's module: the event itself, or the call that
+        leads to it when it sits in another module or another object's method."""
+        return self.site if self.elsewhere and self.site is not None else self.node
 
     @property
     def boundary_guard(self) -> Guard | None:
@@ -61,28 +93,61 @@ class Event:
     def exclusive_with(self, other: "Event") -> bool:
         return any(a.excludes(b) for a in self.guards for b in other.guards)
 
+    def loss_normalized(self) -> bool | None:
+        """BACKWARD: is the loss visibly divided before backward (None: cannot tell)?"""
+        source = self.loss_source
+        if source is None:
+            return None
+        return loss_normalized(source.module, source.expr, source.scope, source.line)
+
 
 @dataclass
 class _State:
     guards: list[Guard] = field(default_factory=list)
     loops: list[ast.stmt] = field(default_factory=list)
     contexts: list[ast.expr] = field(default_factory=list)
+    context_names: dict[str, ast.expr] = field(default_factory=dict)  # `with x() as name`
+
+
+@dataclass
+class _Frame:
+    """One function being walked: the unit's own code, or a helper it calls."""
+
+    module: "ModuleModel"
+    scope: ast.AST
+    cls: ast.ClassDef | None
+    arguments: dict[str, ast.expr] = field(default_factory=dict)  # parameter -> caller's argument
+    caller: "_Frame | None" = None
+    call: ast.Call | None = None  # the call in `caller` that runs this frame
+    ddp_parameters: set[str] | None = None  # parameters that are DDP models (computed on use)
+
+    @property
+    def context(self) -> CallContext:
+        return CallContext(self.module, self.scope, self.cls)
+
+    @property
+    def site(self) -> ast.Call | None:
+        frame = self
+        while frame.caller is not None and frame.caller.caller is not None:
+            frame = frame.caller
+        return frame.call
 
 
 class EventWalker:
     """Walks the body of one loop (or function) and lists its events.
 
-    Calls of local helper functions (module functions, or methods through `self.`) are
-    followed one level deep, so `train_step(batch)` inside the loop contributes its events.
+    Calls the model can resolve (callees.py: functions, closures, `self.` methods through base
+    classes, callable objects, other project modules) are followed to a bounded depth, without
+    cycles; their events are placed at the call, under the caller's guards and contexts, with
+    their parameters bound to the caller's arguments.
     """
 
     def __init__(self, model: "ModuleModel", unit: ast.AST):
         self.model = model
-        self.unit_scope = model.parents.scope_of(unit) if not isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) else unit
+        unit_scope = unit if isinstance(unit, FUNCTION_TYPES) else model.parents.scope_of(unit)
         self.events: list[Event] = []
         self.state = _State()
-        self.scope = self.unit_scope
-        self.inlining = False
+        self.frame = _Frame(model, unit_scope, class_of_scope(model, unit_scope))
 
     def walk(self, body: list[ast.stmt]) -> list[Event]:
         self._block(body)
@@ -116,7 +181,11 @@ class EventWalker:
             case ast.With() | ast.AsyncWith():
                 self._scan(stmt, [item.context_expr for item in stmt.items])
                 self.state.contexts.extend(item.context_expr for item in stmt.items)
+                names = {item.optional_vars.id: item.context_expr for item in stmt.items if isinstance(item.optional_vars, ast.Name)}
+                saved = self.state.context_names
+                self.state.context_names = {**saved, **names}
                 self._block(stmt.body)
+                self.state.context_names = saved
                 del self.state.contexts[len(self.state.contexts) - len(stmt.items) :]
             case ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=finalbody):
                 for block in (body, *(h.body for h in handlers), orelse, finalbody):
@@ -137,53 +206,79 @@ class EventWalker:
         self.state.guards.pop()
 
     def _guard(self, stmt: ast.If, holds: bool) -> Guard:
-        scope = self.model.scope(self.scope)
+        frame = self.frame
+        scope = frame.module.scope(frame.scope)
         line = stmt.lineno
 
-        def resolve(name: str) -> ast.expr | None:
+        def resolve(name: str | ast.Call) -> ast.expr | None:
+            if isinstance(name, ast.Call):
+                return returned_value(frame.module, name, frame.context)
             earlier = scope.before(name, line)
-            last = earlier[-1] if earlier else None
-            return last.value if isinstance(last, ast.Assign) else None
+            if earlier:
+                last = earlier[-1]  # `flag = ...`, `flag: bool = ...`
+                return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
+            return value_outside(frame, name)
 
         return make_guard(stmt, stmt.test, holds, resolve)
 
     # -- expressions --------------------------------------------------------------------------
 
     def _scan(self, stmt: ast.stmt, roots: list[ast.AST]) -> None:
+        module = self.frame.module
         first, last = min(r.lineno for r in roots), max(r.end_lineno for r in roots)
-        if not self.model.may_hold_events(first, last):
+        if not module.may_hold_events(first, last) and not self._names_ddp_parameter(first, last):
             return
-        for node in self.model.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
+        for node in module.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
             if isinstance(node, ast.Call):
                 self._call(node, stmt)
             else:
-                self._add(Kind.NO_SYNC, node, stmt, target=dotted(node.value))
+                self._add(Kind.NO_SYNC, node, stmt, target=self._name(node.value))
+
+    def _names_ddp_parameter(self, first: int, last: int) -> bool:
+        """Whether the lines mention a parameter that is a DDP model only through what the
+        callers pass (the module-wide prefilter cannot know those names)."""
+        frame = self.frame
+        if frame.ddp_parameters is None:
+            names = frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope)
+            frame.ddp_parameters = {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
+        lines = frame.module.lines[first - 1 : last]
+        return any(name in line for name in frame.ddp_parameters for line in lines)
 
     def _call(self, call: ast.Call, stmt: ast.stmt) -> None:
-        roles = self.model.roles
+        frame = self.frame
         func = call.func
         if isinstance(func, ast.Attribute):
             receiver, method = func.value, func.attr
-            receiver_role = roles.of(receiver)
-            name = dotted(receiver)
+            receiver_role = self._role(receiver)
+            name = self._name(receiver)
+            if receiver_role is Role.FABRIC:
+                self._fabric(call, stmt, method)
+                return
+            if method == "manual_backward" and _is_self(receiver) and manual_optimization(frame.module, frame.cls):
+                if call.args:
+                    self._backward(call, stmt, call.args[0])
+                return
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
-            if method == "backward":
+            if method == "backward" and not _is_self(receiver):
                 self._backward(call, stmt, receiver)
                 return
-            if method in CLIP_FUNCTIONS:  # `model.clip_grad_norm_(...)` (FSDP1), `utils.clip...`
+            if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
+                self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
+                return
+            if method in CLIP_FUNCTIONS or (method in LIGHTNING_CLIPS and _is_self(receiver)):
+                # `model.clip_grad_norm_(...)` (FSDP1), `utils.clip...`, Lightning's clip_gradients
                 self._add(Kind.CLIP, call, stmt)
                 return
             if receiver_role is Role.OPTIMIZER:
                 if method == "zero_grad":
                     self._add(Kind.ZERO_GRAD, call, stmt, target=name, optimizer=name)
                 elif method == "step":
-                    kind = Kind.FRAMEWORK if call.args or call.keywords else Kind.STEP
-                    self._add(kind, call, stmt, target=name, optimizer=name)
+                    self._step(call, stmt, name)
                 return
             if receiver_role is Role.SCALER:
-                optimizer = dotted(call.args[0]) if call.args else None
+                optimizer = self._name(call.args[0]) if call.args else None
                 kind = {"step": Kind.SCALER_STEP, "unscale_": Kind.UNSCALE, "update": Kind.SCALER_UPDATE}.get(method)
                 if kind:
                     self._add(kind, call, stmt, target=name, optimizer=optimizer)
@@ -197,7 +292,7 @@ class EventWalker:
             if method in GRAD_RESCALE_METHODS and _is_grad(receiver):
                 self._add(Kind.GRAD_RESCALE, call, stmt, target=name)
                 return
-        qualname = self.model.imports.qualname(func) or ""
+        qualname = frame.module.imports.qualname(func) or ""
         last = qualname.rsplit(".", 1)[-1]
         if last in CLIP_FUNCTIONS:
             self._add(Kind.CLIP, call, stmt)
@@ -205,19 +300,56 @@ class EventWalker:
             self._backward(call, stmt, call.args[0])
         elif "grads" in last and any(w in last for w in ("multiply", "scale", "div", "rescale")):
             self._add(Kind.GRAD_RESCALE, call, stmt)
-        elif self.model.roles.of(func) is Role.DDP_MODEL:
-            self._add(Kind.FORWARD, call, stmt, target=dotted(func))
+        elif self._role(func) is Role.DDP_MODEL:
+            self._add(Kind.FORWARD, call, stmt, target=self._name(func))
         else:
-            self._maybe_inline(call)
+            self._follow(call)
 
-    def _backward(self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr) -> None:
+    def _step(self, call: ast.Call, stmt: ast.stmt, optimizer: str | None) -> None:
+        """`optimizer.step()`; with a closure the model can read, the closure's events run
+        first (`step(closure)` calls it once for most optimizers); an unknown closure leaves
+        the step to code the model cannot see."""
+        closure = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "closure"), None)
+        if closure is None or isinstance(closure, ast.Constant) and closure.value is None:
+            # `step()`, `step(closure=None)`, a wrapper's own options (`optimize_sparse_params=`)
+            self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)
+            return
+        if isinstance(closure, ast.Lambda):
+            for node in _interesting_nodes([closure.body]):
+                if isinstance(node, ast.Call):
+                    self._call(node, stmt)
+        elif not self._follow(ast.Call(closure, [], []), at=call):
+            self._add(Kind.FRAMEWORK, call, stmt, target=optimizer, optimizer=optimizer)
+            return
+        self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)
+
+    def _fabric(self, call: ast.Call, stmt: ast.stmt, method: str) -> None:
+        """Lightning Fabric hands the loop back: `fabric.backward(loss)` is the backward (it
+        scales for AMP itself), `fabric.clip_gradients(...)` clips unscaled gradients."""
+        if method == "backward" and call.args:
+            self._backward(call, stmt, call.args[0], through_framework=True)
+        elif method == "clip_gradients":
+            self._add(Kind.CLIP, call, stmt)
+
+    def _backward(self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr, through_framework: bool = False) -> None:
         scaler = None
         match tensor:
             case ast.Call(func=ast.Attribute(value=owner, attr="scale"), args=[inner]) if (
-                self.model.roles.of(owner) is Role.SCALER
+                self._role(owner) is Role.SCALER
             ):
-                scaler, tensor = dotted(owner), inner
-        self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler)
+                scaler, tensor = self._name(owner), inner
+            case ast.Name(id=name) if _is_scale_loss(self.state.context_names.get(name)):
+                tensor = self.state.context_names[name].args[0]  # apex: unscaled on leaving the `with`
+        self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call))
+
+    def _loss_source(self, tensor: ast.expr, call: ast.Call) -> LossSource:
+        frame, line = self.frame, call.lineno
+        while (
+            isinstance(tensor, ast.Name) and tensor.id in frame.arguments and frame.caller is not None
+            and not frame.module.scope(frame.scope).before(tensor.id, line)
+        ):
+            tensor, line, frame = frame.arguments[tensor.id], frame.call.lineno, frame.caller
+        return LossSource(frame.module, tensor, frame.scope, line)
 
     def _assignment_events(self, stmt: ast.stmt) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
@@ -229,34 +361,170 @@ class EventWalker:
             elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                 self._add(Kind.ZERO_GRAD, stmt, stmt)
 
-    def _maybe_inline(self, call: ast.Call) -> None:
-        if self.inlining:
-            return
-        helper = self._local_function(call.func)
-        if helper is None or helper is self.unit_scope or not self.model.touches_gradients(helper):
-            return
-        saved_scope, self.scope, self.inlining = self.scope, helper, True
-        try:
-            self._block(helper.body)
-        finally:
-            self.scope, self.inlining = saved_scope, False
+    # -- calls into helpers ---------------------------------------------------------------------
 
-    def _local_function(self, func: ast.expr) -> ast.FunctionDef | None:
-        if isinstance(func, ast.Name):
-            return self.model.functions.get(func.id)
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-            cls = self.model.parents.enclosing_class(self.unit_scope)
-            return self.model.methods(cls).get(func.attr) if cls else None
-        return None
+    def _follow(self, call: ast.Call, at: ast.Call | None = None) -> bool:
+        """Walk the function `call` runs, when the model can resolve it; True when it did."""
+        frame = self.frame
+        callee = resolve_callee(frame.module, call, frame.context)
+        if callee is None or self._depth() >= MAX_HELPER_DEPTH or self._active(callee.function):
+            return False
+        if not callee.module.touches_gradients(callee.function):
+            return False
+        arguments = bind_arguments(callee, call)
+        params = [*callee.function.args.posonlyargs, *callee.function.args.args]
+        if callee.cls is not None and params and isinstance(call.func, ast.Attribute | ast.Name):
+            arguments[params[0].arg] = call.func.value if isinstance(call.func, ast.Attribute) and _is_self(call.func.value) else call.func
+        self.frame = _Frame(callee.module, callee.function, callee.cls, arguments, frame, at or call)
+        try:
+            if isinstance(callee.function, ast.Lambda):
+                for node in _interesting_nodes([callee.function.body]):
+                    if isinstance(node, ast.Call):
+                        self._call(node, node)  # type: ignore[arg-type]
+            else:
+                self._block(callee.function.body)
+        finally:
+            self.frame = frame
+        return True
+
+    def _depth(self) -> int:
+        depth, frame = 0, self.frame
+        while frame.caller is not None:
+            depth, frame = depth + 1, frame.caller
+        return depth
+
+    def _active(self, function: ast.AST) -> bool:
+        frame = self.frame
+        while frame is not None:
+            if frame.scope is function:
+                return True
+            frame = frame.caller
+        return False
+
+    # -- names and roles across frames ------------------------------------------------------------
+
+    def _role(self, expr: ast.expr) -> Role | None:
+        return role_in_frame(self.frame, expr)
+
+    def _name(self, expr: ast.expr) -> str | None:
+        """The unit's spelling of a name written in a helper (`optimizer` -> `self.optimizer`)."""
+        frame, name = self.frame, dotted(expr)
+        while name is not None and frame.caller is not None:
+            head, _, rest = name.partition(".")
+            argument = frame.arguments.get(head)
+            outer = dotted(argument) if argument is not None else None
+            if outer is None:
+                break
+            name, frame = f"{outer}.{rest}" if rest else outer, frame.caller
+        return name
 
     def _add(self, kind: Kind, node: ast.AST, stmt: ast.stmt, **details) -> None:
-        state = self.state
+        state, frame = self.state, self.frame
+        root = frame
+        while root.caller is not None:
+            root = root.caller
+        foreign = frame.module is not self.model
         self.events.append(
             Event(
                 kind, node, stmt, len(self.events), tuple(state.guards), tuple(state.loops),
-                tuple(state.contexts), self.scope, inlined=self.inlining, **details,
+                tuple(state.contexts), frame.scope, module=frame.module, site=frame.site,
+                foreign=foreign, elsewhere=foreign or (frame.cls is not None and frame.cls is not root.cls),
+                **details,
             )
         )
+
+
+def role_in_frame(frame: _Frame, expr: ast.expr) -> Role | None:
+    """The role of `expr` where `frame` runs: from its own module, else through the argument
+    its caller passed for the parameter it names, else (for the unit itself) from what every
+    caller in the module passes."""
+    role = frame.module.roles.of(expr)
+    if role is not None:
+        return role
+    name = dotted(expr)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if frame.caller is not None:
+        argument = frame.arguments.get(head)
+        if argument is None:
+            return None
+        if not rest:
+            return role_in_frame(frame.caller, argument) or _constructed_role(frame.caller.module, argument)
+        outer = dotted(argument)
+        return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
+    return None if rest else parameter_roles(frame.module, frame.scope).get(head)
+
+
+def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]:
+    """Roles of a function's parameters that every caller in the module agrees on
+    (`train_one_epoch(ddp_model, ...)` makes `model` a DDP model there)."""
+    if not isinstance(function, FUNCTION_TYPES):
+        return {}
+
+    def compute() -> dict[str, Role]:
+        found: dict[str, set] = {}
+        for call, context in callers(module, function):
+            callee = Callee(module, function, context.cls if _is_self_call(call) else None)
+            caller = _Frame(context.module, context.scope, context.cls)
+            for param, argument in bind_arguments(callee, call).items():
+                found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
+        return {p: roles.pop() for p, roles in found.items() if len(roles) == 1 and None not in roles}
+
+    return module.memo(("parameter roles", id(function)), compute, while_computing={})
+
+
+def value_outside(frame: _Frame, name: str) -> ast.expr | None:
+    """The value a name has that is not assigned in the frame's own code: the argument for a
+    parameter, the one computed value of `self.flag` in the class, or what the one caller of
+    the unit passes."""
+    head, _, rest = name.partition(".")
+    if not rest and head in frame.arguments:
+        return frame.arguments[head]
+    if head == "self" and rest and "." not in rest and frame.cls is not None:
+        values = [v for v in frame.module.class_attributes(frame.cls).get(rest, ()) if not isinstance(v, ast.Constant)]
+        return values[0] if len(values) == 1 else None
+    if frame.caller is None and not rest and isinstance(frame.scope, FUNCTION_TYPES):
+        passed = {
+            ast.dump(value): value
+            for call, context in callers(frame.module, frame.scope)
+            for param, value in bind_arguments(Callee(frame.module, frame.scope, context.cls if _is_self_call(call) else None), call).items()
+            if param == head
+        }
+        return next(iter(passed.values())) if len(passed) == 1 else None
+    return None
+
+
+def manual_optimization(module: "ModuleModel", cls: ast.ClassDef | None) -> bool:
+    """A Lightning module that sets `self.automatic_optimization = False`: it runs its own
+    backward (`self.manual_backward`), clip and step, so the loop rules apply to it."""
+    if cls is None:
+        return False
+    values = module.class_attributes(cls).get("automatic_optimization", ())
+    return any(isinstance(v, ast.Constant) and v.value is False for v in values)
+
+
+def _constructed_role(module: "ModuleModel", expr: ast.expr) -> Role | None:
+    if isinstance(expr, ast.Call):
+        qualname = module.imports.qualname(expr.func)
+        return classify_constructor(qualname) if qualname else None
+    return None
+
+
+def _is_self(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == "self"
+
+
+def _is_self_call(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and _is_self(call.func.value)
+
+
+def _is_scale_loss(context: ast.expr | None) -> bool:
+    """apex's `with amp.scale_loss(loss, optimizer) as scaled_loss:`."""
+    return (
+        isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute)
+        and context.func.attr == "scale_loss" and bool(context.args)
+    )
 
 
 def _interesting_nodes(roots: list[ast.AST]) -> list[ast.AST]:

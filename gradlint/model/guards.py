@@ -6,7 +6,10 @@ import ast
 from dataclasses import dataclass
 from typing import Callable
 
-Resolver = Callable[[str], "ast.expr | None"]
+from gradlint.model.names import dotted
+
+# The value of a name (`"sync"`, `"self.sync_gradients"`) or what a call returns, if known.
+Resolver = Callable[["str | ast.Call"], "ast.expr | None"]
 
 
 @dataclass(frozen=True)
@@ -63,11 +66,15 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
         case ast.BoolOp(op=ast.And(), values=values):
             hits = [b for p, b in (_boundary(v, resolve, depth + 1) for v in values) if b is not None and p]
             return True, (hits[0] if len(hits) == 1 else None)
-        case ast.Name(id=name):
+        case ast.Name() | ast.Attribute() if (name := dotted(test)) is not None:
+            # a flag computed elsewhere: `sync = (i + 1) % N == 0`, `self.sync_gradients`
             value = resolve(name)
             return _boundary(value, resolve, depth + 1) if value is not None else (True, None)
         case ast.Compare(left=left, ops=[op], comparators=[right]):
             return _compare_boundary(left, op, right)
+        case ast.Call() if (value := resolve(test)) is not None:
+            # `if self._should_step():` -- what the helper returns
+            return _boundary(value, resolve, depth + 1)
     return True, None
 
 
@@ -151,22 +158,42 @@ def _is_len_call(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len"
 
 
+TAIL_WORDS = frozenset({"last", "end", "final", "total", "num", "epoch"})
+
+
 def _is_tail_test(expr: ast.expr) -> bool:
-    """`i == len(loader) - 1`, `i + 1 == len(loader)`, `is_last`, `step == total - 1` ..."""
-    text = ast.unparse(expr)
-    return "len(" in text or "last" in text or "end" in text or "final" in text or "total" in text or "num_" in text
+    """`i == len(loader) - 1`, `i + 1 == len(loader)`, `is_last`, `step == total_steps - 1`:
+    a `len()` call or a name with a word that speaks of the end (`append` is no `end`)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+            return True
+        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if word and TAIL_WORDS & set(word.lower().split("_")):
+            return True
+    return False
 
 
 def _counters(expr: ast.expr) -> frozenset[str]:
     """Names a counter expression is made of (`i` in `(i + 1)`, `self.step` in `self.step`)."""
     if isinstance(expr, ast.Constant):
         return frozenset()
-    names = set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            names.add(f"{node.value.id}.{node.attr}")
-        elif isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.Call):
+    names, pending = set(), [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call):
             return frozenset()
+        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name:
+            names.add(name)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
     return frozenset(names)
+
+def negated_source(test: ast.expr) -> str:
+    """Source of the negation of `test`: `a == b` for `a != b` and the like, `not (...)`."""
+    flipped = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in flipped:
+        return ast.unparse(ast.Compare(test.left, [flipped[type(test.ops[0])]()], test.comparators))
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.unparse(test.operand)
+    return f"not ({ast.unparse(test)})"

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from gradlint.model.events import STEPS, Event, EventWalker, Kind
-from gradlint.model.guards import Guard
+from gradlint.model.callees import callers
+from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, EventWalker, Kind
+from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-BACKWARD_CALL = re.compile(r"(?<!def )backward\s*\(")  # a call, not an autograd Function's def
 MICRO_BATCH_WORDS = ("micro", "chunk", "split", "accum", "shard")
 
 
@@ -30,6 +30,35 @@ class Accumulation:
     factor: ast.expr
     guard: Guard | None = None
     inner_loop: ast.For | None = None
+    path: Event | None = None  # a step of the accumulating branch, when another branch does not
+
+    def covers(self, event: Event) -> bool:
+        """Whether `event` can run on the accumulating path."""
+        return self.path is None or not event.exclusive_with(self.path)
+
+    def boundary_test(self, model: "ModuleModel", block: list[ast.stmt], first: ast.stmt) -> str | None:
+        """Source of a test true on the window's last micro-batch, valid where `first` stands
+        in `block`; None when the model cannot write one (the counter moves in between, the
+        micro-batch loop has no index)."""
+        guard = self.guard
+        if guard is not None:
+            counters = guard.boundary.counters
+            start = block.index(first)
+            guard_stmt = next((s for s in block[start:] if _contains(s, guard.node)), None)
+            stop = block.index(guard_stmt) if guard_stmt is not None else len(block)
+            if any(assigns_any(s, counters) for s in block[start:stop]):
+                return None
+            return model.source(guard.test) if guard.holds else negated_source(guard.test)
+        loop = self.inner_loop
+        target = loop.target
+        if isinstance(target, ast.Tuple) and _called(loop.iter, "enumerate"):
+            target = target.elts[0]
+        elif not _called(loop.iter, "range") or len(loop.iter.args) != 1:
+            return None
+        if not isinstance(target, ast.Name):
+            return None
+        factor = model.source(self.factor) if hasattr(self.factor, "lineno") else ast.unparse(self.factor)
+        return f"{target.id} == {factor} - 1" if isinstance(self.factor, (ast.Name, ast.Attribute, ast.Constant)) else f"{target.id} == ({factor}) - 1"
 
     def runs_every_micro_batch(self, event: Event) -> bool:
         """The event runs on every micro-batch, not once per window: outside every boundary
@@ -72,25 +101,88 @@ class TrainingLoop:
         """Gradients are managed by this code alone: one optimizer, no framework doing it."""
         return self.optimizer is not None and not self.of(Kind.FRAMEWORK)
 
+    def follows_previous_step(self, event: Event) -> bool:
+        """Loop-carried order: an event before the iteration's first step (zero_grad at the
+        top of the body) runs after the previous iteration's step."""
+        steps = self.of(*STEPS)
+        return isinstance(self.node, LOOPS) and bool(steps) and event.order < steps[0].order
+
+    @cached_property
+    def callers(self) -> list["TrainingLoop"]:
+        """A step function's callers, each seen as the loop (or function) around the call,
+        with this function's events inside: do they zero the grads, update the scaler, call
+        it once per micro-batch? Empty for loops."""
+        if not isinstance(self.node, FUNCTIONS):
+            return []
+        views = []
+        for _, context in callers(self.model, self.node):
+            module = context.module
+            around = next(
+                (n for n in module.parents.chain(context.statement)[1:] if isinstance(n, LOOPS)), context.scope
+            ) if context.statement is not None else context.scope
+            if isinstance(around, LOOPS + FUNCTIONS):
+                views.append(TrainingLoop(module, around, EventWalker(module, around).walk(around.body)))
+        return views
+
+    def provided_by_callers(self, *kinds: Kind) -> bool:
+        """Whether some caller runs an event of `kinds` outside this function."""
+        return any(e.kind in kinds and e.scope is not self.node for view in self.callers for e in view.events)
+
+    @cached_property
+    def controls_sync(self) -> bool:
+        """Gradient sync is switched on the loop's path: a NO_SYNC event in it or a helper it
+        calls, or a `with` whose context manager was made from one before the loop
+        (`sync_context = model.no_sync if ddp else nullcontext`)."""
+        if self.of(Kind.NO_SYNC):
+            return True
+        seen: set[int] = set()
+        for event in self.events:
+            for context in event.contexts:
+                if id(context) not in seen:
+                    seen.add(id(context))
+                    if _made_from_sync_control(event.module or self.model, event.scope, context):
+                        return True
+        return False
+
     @cached_property
     def accumulation(self) -> Accumulation | None:
         steps, backwards = self.of(*STEPS), self.of(Kind.BACKWARD)
         if not steps or not backwards:
             return None
+        found = self._accumulation(steps, backwards, None)
+        if found is not None:
+            return found
+        # One branch accumulates while another steps on every batch
+        # (`if accum_steps > 1: ... else: ...`): the accumulating path alone.
+        for step in steps:
+            path_steps = [s for s in steps if not s.exclusive_with(step)]
+            if len(path_steps) < len(steps):
+                found = self._accumulation(path_steps, [b for b in backwards if not b.exclusive_with(step)], step)
+                if found is not None:
+                    return found
+        return None
+
+    def on_path(self, *kinds: Kind) -> list[Event]:
+        """Events of `kinds` on the accumulating path (all of them when every path accumulates)."""
+        accumulation = self.accumulation
+        return [e for e in self.of(*kinds) if accumulation is None or accumulation.covers(e)]
+
+    def _accumulation(self, steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
+        if not backwards:
+            return None
         guard = _common_boundary(steps)
         if guard is not None and all(guard not in b.guards for b in backwards):
             if self._always_one(guard.boundary.factor):
                 return None
-            return Accumulation(guard.boundary.factor, guard=guard)
+            return Accumulation(guard.boundary.factor, guard=guard, path=path)
         inner = {b.loops[-1] for b in backwards if b.loops}
         if len(inner) == 1 and all(b.loops for b in backwards):
             loop = inner.pop()
             if all(loop not in s.loops for s in steps):
                 factor = _micro_batch_count(loop)
                 if factor is not None:
-                    return Accumulation(factor, inner_loop=loop)
+                    return Accumulation(factor, inner_loop=loop, path=path)
         return None
-
 
     def _always_one(self, factor: ast.expr) -> bool:
         """`accum_steps = 1`: a factor whose every assignment here is the literal 1."""
@@ -105,6 +197,49 @@ class TrainingLoop:
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
 
 
+def _made_from_sync_control(model: "ModuleModel", scope: ast.AST, context: ast.expr) -> bool:
+    """`with ctx:` / `with ctx():` where the function assigned `ctx` from a sync switch."""
+    target = context.func if isinstance(context, ast.Call) else context
+    name = dotted(target)
+    if name is None:
+        return False
+    values = [getattr(s, "value", None) for s in model.scope(scope).assignments.get(name, ())]
+    return any(
+        isinstance(node, ast.Attribute) and node.attr in NO_SYNC_ATTRIBUTES
+        for value in values if value is not None for node in ast.walk(value)
+    )
+
+
+def assigns_any(stmt: ast.stmt, names: frozenset[str]) -> bool:
+    """Whether `stmt` (or a statement inside it) assigns one of the dotted `names`."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            targets = [node.target]
+        else:
+            continue
+        if any(dotted(t) in names for t in targets):
+            return True
+    return False
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return any(node is inner for node in ast.walk(outer))
+
+
+def _is_zero(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 0
+
+
+def _is_one(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 1
+
+
+def _called(expr: ast.expr, name: str) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
+
+
 def _common_boundary(steps: list[Event]) -> Guard | None:
     guards = [s.boundary_guard for s in steps]
     first = guards[0]
@@ -112,16 +247,20 @@ def _common_boundary(steps: list[Event]) -> Guard | None:
 
 
 def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
-    """N of `for _ in range(N)`; `len(x)` of a loop over micro-batches `x`; else None."""
+    """N of `for _ in range(N)`; `len(x)` of a loop over micro-batches `x` (or over the
+    slices `range(0, len(x), micro_bs)`); else None."""
     if not isinstance(loop, ast.For):
         return None
     iterable = loop.iter
     if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate":
         iterable = iterable.args[0] if iterable.args else iterable
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
+    if _called(iterable, "range"):
         args = iterable.args
         if len(args) == 1 and not (isinstance(args[0], ast.Constant) and args[0].value in (0, 1)):
             return args[0]
+        if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]):
+            # slicing: `for j in range(0, len(x), micro_bs): x[j : j + micro_bs]`
+            return ast.Call(ast.Name("len", ast.Load()), [iterable], [])
         return None
     text = ast.unparse(iterable)
     if any(word in text.lower() for word in MICRO_BATCH_WORDS):
@@ -133,23 +272,26 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
     """The innermost loops that train, and step functions that train outside any loop."""
     units = []
     for node in _candidates(model):
-            events = EventWalker(model, node).walk(node.body)
-            if _trains(events) and not _inner_loop_trains(events):
-                units.append(TrainingLoop(model, node, events))
-    return units
+        events = EventWalker(model, node).walk(node.body)
+        if _trains(events) and not _inner_loop_trains(events):
+            units.append(TrainingLoop(model, node, events))
+    # A step function that a training unit of the module calls is judged there, with its
+    # caller's context (guards, roles, the call site); alone it would be reported twice.
+    seen_through = {id(e.scope) for unit in units for e in unit.events if e.inlined}
+    return [u for u in units if not (isinstance(u.node, FUNCTIONS) and id(u.node) in seen_through)]
 
 
 def _candidates(model: "ModuleModel"):
-    """Loops and functions that can reach a backward call: holding one, or a call of a local
-    function or method that holds one. Others are not walked at all."""
-    backward_lines = [model.line_at(m.start()) for m in BACKWARD_CALL.finditer(model.text)]
-    if not backward_lines:
+    """Loops and functions that can reach a backward call: holding one, or a call of a helper
+    that reaches one (at any depth). Others are not walked at all."""
+    backward_lines = model.backward_lines
+    if not backward_lines and model.project is None:
         return  # autograd Functions define backward() but never call it
     units = [n for n in model.statements if isinstance(n, LOOPS + FUNCTIONS)]
-    helpers = {
-        n.name for n in units
-        if isinstance(n, FUNCTIONS) and any(n.lineno <= line <= n.end_lineno for line in backward_lines)
-    }
+    helpers = model.backward_helper_names
+    if helpers is None:  # a callable object reaches backward: any call may be one
+        yield from sorted(units, key=lambda n: (n.lineno, n.col_offset))
+        return
     helper_calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, helpers))) if helpers else None
     lines = sorted({
         *backward_lines,

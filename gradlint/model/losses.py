@@ -6,6 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
 from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class _Analysis:
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in PASS_THROUGH_METHODS:
                 return self.expr(receiver, scope, line, depth + 1)
             case ast.Call(func=func):
-                return self.call(func, expr, depth)
+                return self.call(func, expr, scope, depth)
             case ast.Name() | ast.Attribute():
                 return self.name(expr, scope, line, depth)
             case ast.Subscript(value=value):
@@ -59,14 +60,17 @@ class _Analysis:
                 return inner if inner is not None else False
         return None
 
-    def call(self, func: ast.expr, call: ast.Call, depth: int) -> bool | None:
+    def call(self, func: ast.expr, call: ast.Call, scope: ast.AST, depth: int) -> bool | None:
         qualname = self.model.imports.qualname(func) or ""
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
             return True if qualname.endswith(("div", "divide")) else None
-        helper = self.model.functions.get(qualname) if isinstance(func, ast.Name) else None
-        if helper is not None:
-            returns = [r.value for r in ast.walk(helper) if isinstance(r, ast.Return) and r.value is not None]
-            verdicts = [self.expr(r, helper, r.lineno + 1, depth + 1) for r in returns]
+        context = CallContext(self.model, scope, class_of_scope(self.model, scope))
+        helper = resolve_callee(self.model, call, context)
+        if helper is not None and not isinstance(helper.function, ast.Lambda):
+            # a function or method of the project that computes the loss: what it returns
+            inner = _Analysis(helper.module)
+            returns = helper.module.returns(helper.function)
+            verdicts = [inner.expr(r, helper.function, r.lineno + 1, depth + 1) for r in returns]
             return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
         if _told_how_to_normalize(call):
             return None  # `model(**batch, num_items_in_batch=n)`: the callee divides

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections import defaultdict
 from enum import Enum
+from typing import TYPE_CHECKING
 
-from gradlint.model.names import ImportTable, dotted
+from gradlint.model.names import dotted
+from gradlint.model.scopes import expression_roots
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
 
 
 class Role(Enum):
@@ -17,6 +23,7 @@ class Role(Enum):
     SCHEDULER = "scheduler"
     ACCELERATOR = "accelerator"
     ENGINE = "engine"
+    FABRIC = "fabric"  # Lightning Fabric: hands backward, clip and step back to the loop
 
 
 OPTIMIZER_CLASSES = frozenset(
@@ -26,8 +33,8 @@ OPTIMIZER_CLASSES = frozenset(
 )
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$)|optimizer", re.IGNORECASE)
 SCHEDULER_NAME = re.compile(r"sched", re.IGNORECASE)
-METHOD_CALL = re.compile(r"\.(step|zero_grad|scale|backward)\s*\(")  # starts with a literal: fast
-RECEIVER = re.compile(r"[A-Za-z_][\w.]*$")
+USAGE_METHODS = frozenset({"step", "zero_grad", "scale", "backward"})
+METHOD_CALL = re.compile(r"\.(?:step|zero_grad|scale|backward)\s*\(")  # finds the lines to read
 FRAMEWORK_NAME = re.compile(r"(^|_)(accelerator|engine|fabric|model_engine)$")
 
 
@@ -43,6 +50,8 @@ def classify_constructor(qualname: str) -> Role | None:
         return Role.SCHEDULER
     if last == "Accelerator":
         return Role.ACCELERATOR
+    if last == "Fabric":
+        return Role.FABRIC
     if qualname.endswith("deepspeed.initialize"):
         return Role.ENGINE
     if last in OPTIMIZER_CLASSES or last.startswith("create_optimizer") or qualname.startswith("torch.optim."):
@@ -51,11 +60,15 @@ def classify_constructor(qualname: str) -> Role | None:
 
 
 class Roles:
-    """Roles of dotted names across the module (scopes are not separated: names are telling)."""
+    """Roles of dotted names across the module (scopes are not separated: names are telling),
+    all read from the ast: constructors, values returned by the module's functions
+    (`model = wrap_ddp(model)`), and what the code calls on a name."""
 
-    def __init__(self, statements: list[ast.stmt], text: str, imports: ImportTable):
+    def __init__(self, model: "ModuleModel"):
         self._roles: dict[str, Role] = {}
-        for node in statements:
+        imports = model.imports
+        built: list[tuple[list[ast.expr], ast.Call]] = []
+        for node in model.statements:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for constructor in _constructors(node.value):
@@ -63,16 +76,33 @@ class Roles:
                     role = classify_constructor(qualname) if qualname else None
                     if role:
                         self._assign(targets, role)
-        # What is called on which name, read off the text: `optimizer` passed in as a parameter
-        # is an optimizer because the code calls its step() and zero_grad().
-        methods: dict[str, set[str]] = defaultdict(set)
-        for match in METHOD_CALL.finditer(text):
-            receiver = RECEIVER.search(text, max(0, match.start() - 80), match.start())
-            if receiver and not receiver.group().endswith("."):
-                methods[receiver.group()].add(match.group(1))
-        for name, called in methods.items():
+                    elif isinstance(constructor.func, ast.Name) and constructor.func.id in model.functions:
+                        built.append((targets, constructor))
+        for targets, call in built:
+            self._from_function(model, targets, model.functions[call.func.id])
+        # What is called on which name: `optimizer` passed in as a parameter is an optimizer
+        # because the code calls its step() and zero_grad().
+        for name, called in _method_usage(model).items():
             if name not in self._roles:
                 self._roles.update(_role_from_usage(name, called))
+
+    def _from_function(self, model: "ModuleModel", targets: list[ast.expr], function: ast.AST) -> None:
+        """`model = wrap_ddp(model)`: the role of what every `return` of the function gives."""
+        returns = model.returns(function)
+        for target in targets:
+            elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            for index, element in enumerate(elements):
+                values = [_element(r, index, len(elements)) for r in returns]
+                roles = {self._role_of_value(model, v) for v in values}
+                if len(roles) == 1 and None not in roles and values:
+                    self._assign([element], roles.pop())
+
+    def _role_of_value(self, model: "ModuleModel", value: ast.expr | None) -> Role | None:
+        if isinstance(value, ast.Call):
+            qualname = model.imports.qualname(value.func)
+            return classify_constructor(qualname) if qualname else None
+        name = dotted(value) if value is not None else None
+        return self._roles.get(name) if name else None
 
     def _assign(self, targets: list[ast.expr], role: Role) -> None:
         for target in targets:
@@ -89,8 +119,39 @@ class Roles:
         name = dotted(expr)
         return self._roles.get(name) if name else None
 
+    def named_role(self, name: str) -> Role | None:
+        return self._roles.get(name)
+
     def named(self, role: Role) -> list[str]:
         return [name for name, r in self._roles.items() if r is role]
+
+
+def _element(value: ast.expr, index: int, count: int) -> ast.expr | None:
+    if count == 1:
+        return value
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count:
+        return value.elts[index]
+    return None
+
+
+def _method_usage(model: "ModuleModel") -> dict[str, set[str]]:
+    """Receiver name -> the usage methods called on it, from the calls in the statements on
+    lines that spell such a call (comments and strings never count)."""
+    lines = sorted({model.line_at(m.start()) for m in METHOD_CALL.finditer(model.text)})
+    methods: dict[str, set[str]] = defaultdict(set)
+    if not lines:
+        return methods
+    for stmt in model.statements:
+        for root in expression_roots(stmt):
+            index = bisect.bisect_left(lines, root.lineno)
+            if index == len(lines) or lines[index] > root.end_lineno:
+                continue
+            for node in ast.walk(root):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in USAGE_METHODS:
+                    receiver = dotted(node.func.value)
+                    if receiver:
+                        methods[receiver].add(node.func.attr)
+    return methods
 
 
 def _constructors(value: ast.expr):
@@ -105,7 +166,8 @@ def _constructors(value: ast.expr):
 def _role_from_usage(name: str, called: set[str]) -> dict[str, Role]:
     last = name.rsplit(".", 1)[-1]
     if FRAMEWORK_NAME.search(last) and "backward" in called:
-        return {name: Role.ACCELERATOR if "accelerator" in last else Role.ENGINE}
+        kind = Role.ACCELERATOR if "accelerator" in last else Role.FABRIC if "fabric" in last else Role.ENGINE
+        return {name: kind}
     if SCHEDULER_NAME.search(last) and "step" in called:
         return {name: Role.SCHEDULER}
     if "scale" in called and ("scaler" in last.lower()):

@@ -77,6 +77,25 @@ class Parents:
         return None
 
 
+def expression_roots(stmt: ast.stmt) -> list[ast.AST]:
+    """What a statement evaluates itself, without its nested blocks: an `if`'s test, a `for`'s
+    iterable, a `with`'s context managers; the whole statement for simple ones."""
+    match stmt:
+        case ast.If(test=test) | ast.While(test=test):
+            return [test]
+        case ast.For(iter=iterable) | ast.AsyncFor(iter=iterable):
+            return [iterable]
+        case ast.With(items=items) | ast.AsyncWith(items=items):
+            return [item.context_expr for item in items]
+        case ast.Match(subject=subject):
+            return [subject]
+        case ast.Try() | ast.FunctionDef() | ast.AsyncFunctionDef() | ast.ClassDef():
+            return []
+        case _:
+            return [stmt]
+    return []
+
+
 def _blocks(node: ast.AST):
     for field in BLOCK_FIELDS:
         block = getattr(node, field, None)

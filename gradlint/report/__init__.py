@@ -12,11 +12,14 @@ FORMATS = {
     "text": "text",
     "concise": "concise",
     "json": "json_format",
+    "json-lines": "json_lines",
     "github": "github",
     "sarif": "sarif",
     "gitlab": "gitlab",
     "junit": "junit",
     "lsp": "lsp_format",
+    "rdjson": "rdjson",
+    "azure": "azure",
 }
 
 

@@ -6,7 +6,7 @@ from gradlint.report import all_diagnostics, location
 
 
 def line(diagnostic) -> str:
-    marker = " [*]" if diagnostic.fixable else ""
+    marker = " [*]" if diagnostic.safe_fix else ""  # only what `gradlint fix` applies
     return f"{location(diagnostic)}: {diagnostic.code}{marker} {diagnostic.message}"
 
 

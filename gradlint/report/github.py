@@ -29,16 +29,16 @@ def annotation(d) -> str:
             "line": span.line,
             "col": span.column + 1,
             "endLine": max(span.end_line, span.line),
-            # GitHub's endColumn is inclusive: the 1-based column of the last character
-            "endColumn": max(span.end_column, span.column + 1) if span.end_line <= span.line else None,
+            "endColumn": span.end_column + 1,  # 1-based and exclusive, as in the json format (and ruff)
         }
         message = f"{d.name}: {d.message}"
     else:  # a notebook: the line of the .ipynb file holding the cell's line; no columns
-        line, _ = file_line(d)
-        position = {"line": line}
+        position = {"line": file_line(d)}
         message = f"cell {d.cell}, line {span.line}, column {span.column + 1}: {d.name}: {d.message}"
-    if d.fixable:
+    if d.safe_fix:
         message += f"\n[*] fixable with `gradlint fix`: {d.fix}"
+    elif d.fixable:
+        message += f"\nfixable with `gradlint fix --unsafe-fixes`: {d.fix}"
     return command(COMMANDS.get(d.severity, "error"), message, file=d.path, **position, title=d.code)
 
 

@@ -17,7 +17,7 @@ def render(results, color: bool = False) -> str:
     prints = fingerprints(diagnostics)
     issues = []
     for d in diagnostics:
-        line, _ = file_line(d)
+        line = file_line(d)
         where = f"cell {d.cell}, line {d.span.line}: " if d.cell is not None else ""
         issue = {
             "type": "issue",

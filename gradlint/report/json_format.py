@@ -20,8 +20,30 @@ def as_dict(diagnostic) -> dict:
         "end_line": span.end_line,
         "end_column": span.end_column + 1,
         "severity": diagnostic.severity,
-        "fix": {"message": diagnostic.fix, "applicability": "safe"} if diagnostic.fixable else None,
+        "fix": fix_dict(diagnostic),
         "url": diagnostic.url,
+    }
+
+
+def fix_dict(diagnostic) -> dict | None:
+    """`{message, applicability, edits}`; edits in the file's positions (a notebook's: of `cell`),
+    1-based columns, end exclusive; empty when the run computed none."""
+    if not diagnostic.fixable:
+        return None
+    return {
+        "message": diagnostic.fix,
+        "applicability": diagnostic.applicability,
+        "edits": [
+            {
+                "content": edit.text,
+                "cell": edit.cell,
+                "line": edit.span.line,
+                "column": edit.span.column + 1,
+                "end_line": edit.span.end_line,
+                "end_column": edit.span.end_column + 1,
+            }
+            for edit in diagnostic.edits or ()
+        ],
     }
 
 

@@ -4,8 +4,9 @@
 Each Diagnostic follows the Language Server Protocol: 0-based lines, characters in UTF-16 code
 units (the protocol's default encoding), severity 1 (error) or 2 (warning), `code`,
 `codeDescription.href`, `source: "gradlint"`. Notebooks are keyed by the notebook file's URI;
-`data.cell` (1-based) says which cell a range belongs to. `data.fix` describes the fix and,
-when it can be computed, its `edits` (LSP TextEdits, each with its `cell` for notebooks).
+`data.cell` (1-based) says which cell a range belongs to. `data.fix` describes the fix, its
+`applicability` (safe | unsafe) and, when the run computed them, its `edits` (LSP TextEdits,
+each with its `cell` for notebooks).
 
 The language server (`gradlint lsp`) builds its diagnostics with the same functions.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from gradlint.diagnostics import Diagnostic, Edit, Span
 from gradlint.report import all_diagnostics
@@ -55,16 +56,19 @@ def text_edit(edit: Edit, line_text: Callable[[int], str | None], units: Units =
 def lsp_diagnostic(
     d: Diagnostic,
     line_text: Callable[[int], str | None] | None = None,
-    edits: list[Edit] | None = None,
+    edits: Sequence[Edit] | None = None,
     units: Units = utf16_units,
 ) -> dict:
     """One LSP Diagnostic (a JSON-ready dict). `line_text(n)` gives line n (1-based) of the file
-    (of the diagnostic's cell in a notebook), to count characters in the client's units."""
+    (of the diagnostic's cell in a notebook), to count characters in the client's units.
+    `edits` default to those the run computed for the diagnostic."""
     if line_text is None:
         line_text = lambda n: d.source_line if n == d.span.line else None  # noqa: E731
+    if edits is None:
+        edits = d.edits
     data: dict = {"name": d.name, "cell": d.cell, "fix": None}
     if d.fix is not None:
-        fix: dict = {"title": d.fix, "applicability": "safe"}
+        fix: dict = {"title": d.fix, "applicability": d.applicability}
         if edits:
             fix["edits"] = [
                 dict(text_edit(e, line_text, units), **({"cell": e.cell} if e.cell is not None else {}))
@@ -85,14 +89,11 @@ def lsp_diagnostic(
 
 
 def render(results, color: bool = False) -> str:
-    from gradlint.report.sarif import fix_edits
-
     diagnostics = all_diagnostics(results)
-    edits = fix_edits(diagnostics)
     report: dict[str, list] = {}
     for result in sorted(results, key=lambda r: r.path):
         if not result.error:
             report.setdefault(file_uri(result.path), [])
     for d in diagnostics:
-        report.setdefault(file_uri(d.path), []).append(lsp_diagnostic(d, edits=edits.get(d)))
+        report.setdefault(file_uri(d.path), []).append(lsp_diagnostic(d))
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"

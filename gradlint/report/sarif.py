@@ -1,8 +1,8 @@
 """SARIF 2.1.0, the format of GitHub code scanning and most security dashboards.
 
-Also home of two helpers the other machine-readable reporters share: `fix_edits` (the edits of
-each fixable diagnostic, computed again from the file on disk) and `file_line` (where a
-notebook cell's line sits in the `.ipynb` file itself, which is what annotations need).
+Fixes are the edits the run computed for each diagnostic (never recomputed here). Also home of
+helpers the other machine-readable reporters share: `file_line` (where a notebook cell's line
+sits in the `.ipynb` file itself, which is what annotations need) and `fingerprints`.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 from urllib.parse import quote
 
 from gradlint import __version__
@@ -27,135 +26,10 @@ LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 # -- shared helpers ----------------------------------------------------------------------------
 
 
-def fix_edits(diagnostics: Iterable[Diagnostic]) -> dict[Diagnostic, list[Edit]]:
-    """The edits of every fixable diagnostic whose file still reads as it did when checked.
-
-    Reporters never see trees, so the document is loaded again from disk; anything that goes
-    wrong (file gone, changed since, a fix that cannot be made) just leaves that fix out."""
-    by_path: dict[str, list[Diagnostic]] = {}
-    for diagnostic in diagnostics:
-        if diagnostic.fixable:
-            by_path.setdefault(diagnostic.path, []).append(diagnostic)
-    found: dict[Diagnostic, list[Edit]] = {}
-    if not by_path:
-        return found
-    try:
-        from gradlint.fixer import edits_for
-        from gradlint.rules import BY_CODE
-        from gradlint.sources import load_document
-    except Exception:  # pragma: no cover - a broken installation: report without fixes
-        return found
-    for path, pending in by_path.items():
-        try:
-            with open(path, "rb") as handle:
-                doc = load_document(path, handle.read())
-        except Exception:
-            continue
-        rules = [BY_CODE[code] for code in dict.fromkeys(d.code for d in pending) if code in BY_CODE]
-        for diagnostic in pending:
-            try:
-                edits = edits_for(doc, rules, diagnostic)
-            except Exception:
-                edits = None
-            if edits:
-                found[diagnostic] = edits
-    return found
-
-
-def file_line(diagnostic: Diagnostic) -> tuple[int, bool]:
-    """(line in the file itself, exact?) of a diagnostic's start.
-
-    For a `.py` file that is its own line. For a notebook cell, it is the line of the `.ipynb`
-    file that holds the cell's source line (exact when the source is stored one JSON string per
-    line, as Jupyter and Colab do; else the line where the cell's source starts); when the
-    notebook cannot be read, the line within the cell (not exact)."""
-    if diagnostic.cell is None:
-        return diagnostic.span.line, True
-    lines = _notebook_source_lines(diagnostic.path).get(diagnostic.cell)
-    if not lines:
-        return diagnostic.span.line, False
-    index = diagnostic.span.line - 1
-    if 0 <= index < len(lines):
-        return lines[index], len(lines) > 1 or index == 0
-    return lines[-1], False
-
-
-@lru_cache(maxsize=64)
-def _notebook_source_lines(path: str) -> dict[int, list[int]]:
-    """cell number -> the 1-based file line of each of its source lines ([one] for a string)."""
-    try:
-        raw = Path(path).read_bytes().decode("utf-8-sig")
-        return _scan_notebook(raw)
-    except Exception:
-        return {}
-
-
-_WS = re.compile(r"[ \t\r\n]*")
-_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
-
-
-def _scan_notebook(raw: str) -> dict[int, list[int]]:
-    """Offsets of the cells' sources in the notebook's JSON text, found without a full parse."""
-    decoder = json.JSONDecoder()
-
-    def ws(pos: int) -> int:
-        return _WS.match(raw, pos).end()
-
-    def skip(pos: int) -> int:  # end of the JSON value starting at pos
-        char = raw[pos]
-        if char == '"':
-            return json.decoder.scanstring(raw, pos + 1)[1]
-        if char in "{[":
-            close = "}" if char == "{" else "]"
-            pos = ws(pos + 1)
-            while raw[pos] != close:
-                if char == "{":
-                    pos = ws(skip(pos))
-                    pos = ws(pos + 1)  # the colon
-                pos = ws(skip(pos))
-                if raw[pos] == ",":
-                    pos = ws(pos + 1)
-            return pos + 1
-        match = _SCALAR.match(raw, pos)
-        if not match:
-            raise ValueError(f"not JSON at {pos}")
-        return match.end()
-
-    def members(pos: int):  # (key, value offset) of the object at pos
-        pos = ws(pos + 1)
-        while raw[pos] != "}":
-            key, pos = decoder.raw_decode(raw, pos)
-            pos = ws(ws(pos) + 1)
-            yield key, pos
-            pos = ws(skip(pos))
-            if raw[pos] == ",":
-                pos = ws(pos + 1)
-
-    def elements(pos: int):  # offsets of the array's elements
-        pos = ws(pos + 1)
-        while raw[pos] != "]":
-            yield pos
-            pos = ws(skip(pos))
-            if raw[pos] == ",":
-                pos = ws(pos + 1)
-
-    def line_of(offset: int) -> int:
-        return raw.count("\n", 0, offset) + 1
-
-    result: dict[int, list[int]] = {}
-    top = ws(0)
-    for key, value in members(top):
-        if key != "cells" or raw[value] != "[":
-            continue
-        for number, cell in enumerate(elements(value), start=1):
-            if raw[cell] != "{":
-                continue
-            for cell_key, source in members(cell):
-                if cell_key == "source":
-                    starts = list(elements(source)) if raw[source] == "[" else [source]
-                    result[number] = [line_of(start) for start in starts]
-        break
-    return result
+def file_line(diagnostic: Diagnostic) -> int:
+    """The line of the file itself where a diagnostic starts: for a notebook cell, the line of
+    the `.ipynb` text holding the cell's line (found when the file was read)."""
+    return diagnostic.file_line or diagnostic.span.line
 
 
 def artifact_uri(path: str) -> tuple[str, bool]:
@@ -187,7 +61,6 @@ def sarif_log(results: Sequence[FileResult]) -> dict:
         if d.code not in index:
             index[d.code] = len(descriptors)
             descriptors.append({"id": d.code, "name": d.name, "helpUri": d.url} if d.url else {"id": d.code})
-    edits = fix_edits(d for d in diagnostics if d.cell is None)
     prints = fingerprints(diagnostics)
     notifications = [
         {
@@ -213,7 +86,7 @@ def sarif_log(results: Sequence[FileResult]) -> dict:
         "invocations": [
             {"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}
         ],
-        "results": [_result(d, index[d.code], edits.get(d), prints[d]) for d in diagnostics],
+        "results": [_result(d, index[d.code], prints[d]) for d in diagnostics],
     }
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
@@ -255,7 +128,7 @@ def _artifact(path: str) -> dict:
     return {"uri": uri, "uriBaseId": "%SRCROOT%"} if relative else {"uri": uri}
 
 
-def _result(d: Diagnostic, rule_index: int, edits: list[Edit] | None, fingerprint: str) -> dict:
+def _result(d: Diagnostic, rule_index: int, fingerprint: str) -> dict:
     span = d.span
     if d.cell is None:
         region = {
@@ -267,8 +140,7 @@ def _result(d: Diagnostic, rule_index: int, edits: list[Edit] | None, fingerprin
         if d.source_line:
             region["snippet"] = {"text": d.source_line}
     else:  # columns of a cell line are not columns of the .ipynb file's JSON
-        line, _ = file_line(d)
-        region = {"startLine": line}
+        region = {"startLine": file_line(d)}
     message = d.message if d.cell is None else f"cell {d.cell}, line {span.line}: {d.message}"
     result = {
         "ruleId": d.code,
@@ -282,17 +154,17 @@ def _result(d: Diagnostic, rule_index: int, edits: list[Edit] | None, fingerprin
     if d.cell is not None:
         properties.update(cell=d.cell, cellLine=span.line, cellColumn=span.column + 1)
     if d.fixable:
-        properties["fix"] = d.fix
+        properties.update(fix=d.fix, applicability=d.applicability)
     if properties:
         result["properties"] = properties
-    if edits:
+    if d.edits and d.cell is None:  # a cell's columns are not the .ipynb file's
         result["fixes"] = [
             {
                 "description": {"text": d.fix},
                 "artifactChanges": [
                     {
                         "artifactLocation": _artifact(d.path),
-                        "replacements": [_replacement(edit) for edit in edits],
+                        "replacements": [_replacement(edit) for edit in d.edits],
                     }
                 ],
             }

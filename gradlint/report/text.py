@@ -16,7 +16,7 @@ def render(results, color: bool = False) -> str:
 
 def _diagnostic(d) -> list[tuple[str, str | None]]:
     out = [(location(d), "location"), (": ", None), (d.code, "code")]
-    if d.fixable:
+    if d.safe_fix:  # only what `gradlint fix` applies
         out.append((" [*]", "fix"))
     out.append((f" {d.message}\n", None))
     if d.source_line:

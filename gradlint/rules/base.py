@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterator
 
 from gradlint.diagnostics import Span
 from gradlint.fixplan import Applicability, FixPlan, Operation
-from gradlint.model.loops import BACKWARD_CALL
+from gradlint.model import BACKWARD_CALL
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel, TrainingLoop
@@ -33,6 +33,8 @@ class Rule:
     triggers: ClassVar[tuple[str, ...]] = ("backward",)
     trigger_pattern: ClassVar[re.Pattern | None] = BACKWARD_CALL
     severity: ClassVar[str] = "error"
+    default_enabled: ClassVar[bool] = True  # False: only when selected by name (GL001)
+    needs_model: ClassVar[bool] = True  # False: the rule reads the suppression comments instead
     # The catalogue's contract (DESIGN §1), checked by tests/test_registry.py: a rule that offers
     # a fix says how safe it is, and then ships fixtures/CODE/{bad,fixed}.py and a prediction in
     # gradlint/verify/; a rule whose fix cannot be measured on torch (DESIGN's prediction "—")

@@ -40,7 +40,7 @@ class MissingZeroGrad(Rule):
                     f"the sum of every backward so far, so step k applies the gradients of batches "
                     f"1..k and the updates grow without bound; call `{optimizer}.zero_grad()` after the step"
                 )
-                yield Finding(self.code, model.span(step.node), message, self._fix(model, loop, step, optimizer))
+                yield Finding(self.code, model.span(step.anchor), message, self._fix(model, loop, step, optimizer))
 
     def _fix(self, model, loop, step, optimizer):
         if step.inlined or step.scope is not loop.scope:

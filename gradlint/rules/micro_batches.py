@@ -26,10 +26,10 @@ class ClipPerMicroBatch(LoopRule):
         accumulation = loop.accumulation
         if accumulation is None:
             return
-        step = loop.of(*STEPS)[0]
+        step = loop.on_path(*STEPS)[0]
         factor = factor_text(model, accumulation.factor)
-        backwards = loop.of(Kind.BACKWARD)
-        for clip in loop.of(Kind.CLIP):
+        backwards = loop.on_path(Kind.BACKWARD)
+        for clip in loop.on_path(Kind.CLIP):
             if not accumulation.runs_every_micro_batch(clip) or not any(b.order < clip.order for b in backwards):
                 continue  # at the step, or before backward (GL102)
             message = (
@@ -38,7 +38,7 @@ class ClipPerMicroBatch(LoopRule):
                 "neither the window's gradient nor its clipped version (up to N × max_norm, and "
                 "early micro-batches are clipped harder than late ones)"
             )
-            yield Finding(self.code, model.span(clip.node), message, self.plan(
+            yield Finding(self.code, model.span(clip.anchor), message, self.plan(
                 f"Move the clip before {code(model, step)}", move(model, loop, clip, step.stmt, "before")
             ))
 
@@ -53,9 +53,9 @@ class SchedulerPerMicroBatch(LoopRule):
         accumulation = loop.accumulation
         if accumulation is None:
             return
-        step = loop.of(*STEPS)[-1]
+        step = loop.on_path(*STEPS)[-1]
         factor = factor_text(model, accumulation.factor)
-        for sched in loop.of(Kind.SCHED_STEP):
+        for sched in loop.on_path(Kind.SCHED_STEP):
             if sched.node.args or sched.node.keywords or not accumulation.runs_every_micro_batch(sched):
                 continue
             if sched.target in prepared_names(model):
@@ -66,7 +66,7 @@ class SchedulerPerMicroBatch(LoopRule):
                 f"warm-up ends and decay finishes `{factor}` times too early (in updates)"
             )
             anchor = end_of_step_run(model, loop, step)
-            yield Finding(self.code, model.span(sched.node), message, self.plan(
+            yield Finding(self.code, model.span(sched.anchor), message, self.plan(
                 f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
             ))
 

@@ -26,8 +26,12 @@ class ClipAfterStep(LoopRule):
                 "used the unclipped gradients, and the clipped ones are cleared before any "
                 "step uses them"
             )
-            fix = self.plan(f"Move the clip before {code(model, step)}", move(model, loop, clip, step.stmt, "before"))
-            yield Finding(self.code, model.span(clip.node), message, fix)
+            # With a closure, backward runs inside step(): a clip moved before it would
+            # clip the previous iteration's gradients.
+            closure = step.kind is Kind.STEP and (step.node.args or step.node.keywords)
+            operation = None if closure else move(model, loop, clip, step.stmt, "before")
+            fix = self.plan(f"Move the clip before {code(model, step)}", operation)
+            yield Finding(self.code, model.span(clip.anchor), message, fix)
 
 
 def _last_step_before(loop, clip):
@@ -64,7 +68,7 @@ class ClipBeforeBackward(LoopRule):
                 f"iteration left in `.grad` (already stepped, or cleared), then {code(model, step)} "
                 "consumes this iteration's gradients unclipped"
             )
-            yield Finding(self.code, model.span(clip.node), message, self._fix(model, loop, clip, backward))
+            yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, loop, clip, backward))
 
     def _fix(self, model, loop, clip, backward):
         pair = model.parents.common_block(clip.stmt, backward.stmt)
@@ -99,7 +103,7 @@ class ZeroGradBeforeStep(LoopRule):
                 "(or none) and the parameters do not move (only momentum and weight decay act)"
             )
             anchor = end_of_step_run(model, loop, step)
-            yield Finding(self.code, model.span(zero.node), message, self.plan(
+            yield Finding(self.code, model.span(zero.anchor), message, self.plan(
                 f"Move {code(model, zero)} after the step", move(model, loop, zero, anchor, "after")
             ))
 
@@ -129,6 +133,6 @@ class SchedulerBeforeStep(LoopRule):
                 "used (warm-up starts one step late, decay comes one step early)"
             )
             anchor = end_of_step_run(model, loop, step)
-            yield Finding(self.code, model.span(sched.node), message, self.plan(
+            yield Finding(self.code, model.span(sched.anchor), message, self.plan(
                 f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
             ))

@@ -11,16 +11,20 @@ STEP_RUN = (Kind.STEP, Kind.SCALER_STEP, Kind.SCALER_UPDATE, Kind.SCHED_STEP)
 
 
 def code(model: ModuleModel, event: Event) -> str:
-    """How the user wrote the event's call, short: `optimizer.step()`, `clip_grad_norm_(...)`."""
-    return call_text(model, event.node)
+    """How the user wrote the call, short: `optimizer.step()`, `clip_grad_norm_(...)`."""
+    written = call_text(event.module or model, event.node)
+    if event.anchor is not event.node:
+        return f"{written} (in `{model.source(event.anchor.func)}(...)`)"
+    return written
 
 
-def call_text(model: ModuleModel, node: ast.AST) -> str:
+def call_text(module: ModuleModel, node: ast.AST) -> str:
+    """A call as `module` spells it, short."""
     if isinstance(node, ast.Call):
-        func = model.source(node.func)
-        inner = model.source(node.args[0]) if len(node.args) == 1 and not node.keywords else "..."
+        func = module.source(node.func)
+        inner = module.source(node.args[0]) if len(node.args) == 1 and not node.keywords else "..."
         return f"`{func}({inner if node.args or node.keywords else ''})`"
-    return f"`{model.source(node)}`"
+    return f"`{module.source(node)}`"
 
 
 def contains(outer: ast.AST, inner: ast.AST) -> bool:
@@ -29,7 +33,9 @@ def contains(outer: ast.AST, inner: ast.AST) -> bool:
 
 def move(model: ModuleModel, loop: TrainingLoop, event: Event, anchor: ast.stmt, where: Where) -> MoveStatement | None:
     """Move the statement of `event` before/after `anchor`, when that moves nothing else."""
-    if event.inlined or event.scope is not model.parents.scope_of(anchor):
+    # Within one function of this module the move is the same for every caller; code of
+    # another module or another object's method is never edited from here.
+    if event.elsewhere or event.scope is not model.parents.scope_of(anchor):
         return None
     stmt = model.parents.movable(event.stmt)
     if contains(stmt, anchor) or any(e is not event and contains(stmt, e.stmt) for e in loop.events):

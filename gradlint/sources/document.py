@@ -45,6 +45,10 @@ class Document(ABC):
     def render(self, new_text: str) -> bytes:
         """The file's bytes with the virtual module replaced by `new_text`."""
 
+    def file_line(self, cell: int | None, line: int) -> int | None:
+        """The line of the file itself holding `line` (of `cell`); None when that is `line`."""
+        return None
+
     def source_line(self, line: int) -> str:
         """Line `line` (1-based) of the virtual module, without its newline."""
         if getattr(self, "_lines_of", None) is not self.text:

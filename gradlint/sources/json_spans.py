@@ -17,7 +17,7 @@ import re
 
 from gradlint.sources.document import split_lines
 
-__all__ = ["Style", "source_spans"]
+__all__ = ["Style", "source_spans", "item_starts"]
 
 _JSON_WS = re.compile(r"[ \t\n\r]*")
 _JSON_INDENT = re.compile(r"[ \t]*")  # the JSON whitespace a line can start with
@@ -42,6 +42,14 @@ def source_spans(text: str) -> list[tuple[int, int] | None]:
                 found = (value_start, value_end)
         spans.append(found)
     return spans
+
+
+def item_starts(text: str, start: int) -> list[int]:
+    """So reports can point into the file: the offset of each line of the `source` value at
+    `start` (one per list item; the string's own start when the source is one string)."""
+    if text[start] != "[":
+        return [start]
+    return [item_start for item_start, _ in _elements(text, start)]
 
 
 class Style:

@@ -39,6 +39,7 @@ the module belong to the first analysed cell.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from collections import Counter
@@ -47,7 +48,7 @@ from dataclasses import dataclass, field
 from gradlint.diagnostics import Edit, Span
 from gradlint.sources.document import Document, SourceError, split_lines
 from gradlint.sources.ipython import PYTHON, foreign_cell_magic, mask_cell
-from gradlint.sources.json_spans import Style, source_spans
+from gradlint.sources.json_spans import Style, item_starts, source_spans
 
 __all__ = ["NotebookDocument"]
 
@@ -129,6 +130,15 @@ class NotebookDocument(Document):
         _validate(notebook)
         return cls(path, data, raw, notebook, bom)
 
+    @classmethod
+    def from_cells(cls, path: str, cells: list[dict], metadata: dict | None = None) -> "NotebookDocument":
+        """A notebook held in memory as cells (an editor's, an IPython session's), read without
+        a JSON round trip; `cells` are nbformat cell dicts (`cell_type`, `source`, `metadata`).
+        Its file text is made only if a fix asks for it (`render`)."""
+        notebook = {"cells": cells, "metadata": metadata or {}, "nbformat": 4, "nbformat_minor": 5}
+        _validate(notebook)
+        return cls(path, b"", "", notebook, False)
+
     def _build(self) -> None:
         cells = self.notebook["cells"]
         text_parts: list[str] = []
@@ -152,7 +162,7 @@ class NotebookDocument(Document):
         self.text = "".join(text_parts)
 
     def _mask(self, cell: _Cell) -> None:
-        cell.dedent, masked = mask_cell(cell.lines)
+        cell.dedent, masked = _masked(tuple(cell.lines))
         for number, line in enumerate(masked):
             cell.virtual.append(line.text)
             self._lines.append(_Line(cell, number, line.kind, line.dedent, line.indent, line.shift))
@@ -180,6 +190,18 @@ class NotebookDocument(Document):
         cell, line, column = self._position(span.line, span.column)
         _, end_line, end_column = self._position(span.end_line, span.end_column, cell)
         return cell.number, Span(line, column, end_line, end_column)
+
+    def file_line(self, cell: int | None, line: int) -> int | None:
+        """The line of the .ipynb text holding the cell's line: exact when the source is stored
+        one JSON string per line (as Jupyter writes it), else where the source starts."""
+        if cell is None or not self.raw:  # made from cells: there is no file text
+            return None
+        spans = self._source_spans()
+        if not 0 < cell <= len(spans) or spans[cell - 1] is None:
+            return None
+        starts = item_starts(self.raw, spans[cell - 1][0])
+        offset = starts[min(max(line, 1), len(starts)) - 1]
+        return self.raw.count("\n", 0, offset) + 1
 
     def source_line(self, line: int) -> str:
         if 1 <= line <= len(self._lines):
@@ -248,6 +270,9 @@ class NotebookDocument(Document):
 
     def render(self, new_text: str) -> bytes:
         sources = self.new_sources(new_text)
+        if not self.raw:  # made from cells: serialise once, as Jupyter writes notebooks
+            self.raw = json.dumps(self.notebook, indent=1, ensure_ascii=False) + "\n"
+            self.data = self.raw.encode("utf-8", "surrogatepass")
         if not sources:
             return self.data
         spans = self._source_spans()
@@ -371,6 +396,14 @@ def _skip_reason(cell: dict, lines: list[str]) -> str | None:
     if magic:
         return f"%%{magic} cell"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _masked(lines: tuple[str, ...]) -> tuple[str, tuple]:
+    """`mask_cell`, remembered: an editor or an IPython session reads the same cells again and
+    again as one of them changes."""
+    dedent, masked = mask_cell(list(lines))
+    return dedent, tuple(masked)
 
 
 def _check_moves(removed: dict[int, Counter], added: dict[int, Counter], numbers: dict[int, int]) -> None:

@@ -37,10 +37,10 @@ _PKG_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
 
 def autofix(text: str, code: str) -> str:
-    """gradlint's own autofix of `text`, restricted to one rule."""
+    """gradlint's own autofix of `text`, restricted to one rule, unsafe fixes included (DESIGN §4)."""
     from gradlint.fixer import fix_source
 
-    return fix_source(text, path="bad.py", select=[code]).text
+    return fix_source(text, path="bad.py", select=[code], unsafe=True).text
 
 
 def fixture_roots() -> list[Path]:

@@ -184,16 +184,16 @@ def test_text_format_marks_only_fixable_diagnostics(workdir, gradlint):
     headers = [LOCATION.match(line) for line in run.stdout.splitlines() if LOCATION.match(line)]
     assert [(h["path"], h["code"], h["fix"]) for h in headers] == [
         ("helper.py", "GL201", None),
-        ("train.py", "GL201", " [*]"),
+        ("train.py", "GL201", None),  # unsafe: `gradlint fix` alone does not apply it
     ]
-    assert run.stdout.splitlines()[-1] == "Found 2 errors (1 fixable with `gradlint fix`)."
+    assert run.stdout.splitlines()[-1] == "Found 2 errors (1 fixable with `gradlint fix --unsafe-fixes`)."
 
 
 def test_concise_format_is_one_line_per_diagnostic(two_bugs, gradlint):
     files = ("train_accum.py", "train_clip.py", "train_zero.py", "utils.py")
     run = gradlint("check", "--format", "concise", *files)
     lines = run.stdout.splitlines()
-    assert lines[-1] == "Found 3 errors (3 fixable with `gradlint fix`)."
+    assert lines[-1] == "Found 3 errors (2 fixable with `gradlint fix`; 1 more fixable with `gradlint fix --unsafe-fixes`)."
     assert [LOCATION.match(line).group("path", "line", "col", "code") for line in lines[:-1]] == [
         ("train_accum.py", str(ACCUM_LINE), str(ACCUM_COL), "GL201"),
         ("train_clip.py", str(CLIP_LINE), str(CLIP_COL), "GL101"),
@@ -224,9 +224,12 @@ def test_json_format_fields(workdir, gradlint):
     source_line = ACCUM_NOT_DIVIDED.splitlines()[item["line"] - 1]
     assert source_line[item["column"] - 1:item["end_column"] - 1] == ACCUM_TEXT
     assert item["severity"] == "error"
-    assert set(item["fix"]) == {"message", "applicability"}
+    assert set(item["fix"]) == {"message", "applicability", "edits"}
     assert "accum" in item["fix"]["message"]
-    assert item["fix"]["applicability"] == "safe"
+    assert item["fix"]["applicability"] == "unsafe"  # it divides every update by N
+    (edit,) = item["fix"]["edits"]
+    assert (edit["line"], edit["column"], edit["end_line"], edit["end_column"]) == (ACCUM_LINE, 1, ACCUM_LINE + 1, 1)
+    assert edit["content"] == "        (loss / accum).backward()\n"
     assert item["url"].endswith("GL201.md") or "GL201" in item["url"]
     assert by_path["helper.py"]["fix"] is None
 
@@ -243,7 +246,7 @@ def test_statistics_counts_per_rule(two_bugs, gradlint):
     run = gradlint("check", "--statistics", ".")
     assert run.exit_code == 1
     rows = [line.split() for line in run.stdout.splitlines()]
-    assert rows[0] == ["2", "GL201", "accumulation-without-loss-scaling", "[*]"]
+    assert rows[0] == ["2", "GL201", "accumulation-without-loss-scaling"]  # unsafe fix: no [*]
     assert sorted(rows[1:]) == [
         ["1", "GL101", "clip-after-step", "[*]"],
         ["1", "GL202", "zero-grad-inside-accumulation", "[*]"],
@@ -339,7 +342,7 @@ def test_directories_are_recursed_and_default_is_cwd(workdir, gradlint):
     assert run.exit_code == 1
     dot = gradlint("check", "--format", "concise", ".")
     assert sorted(codes(dot.stdout)) == sorted(codes(run.stdout))
-    assert gradlint("check", ".").stdout.endswith("(2 fixable with `gradlint fix`).\n")
+    assert gradlint("check", ".").stdout.endswith(f"(1 fixable with `gradlint fix`; 1 more fixable with {'`gradlint fix --unsafe-fixes`'}).\n")
 
 
 def test_summary_counts_the_checked_files(workdir, gradlint):
@@ -434,4 +437,4 @@ def test_a_file_named_twice_is_reported_once(workdir, gradlint):
     write(workdir, "src/train.py", ACCUM_NOT_DIVIDED)
     run = gradlint("check", "--format", "concise", "src", "src/train.py", "./src/train.py")
     assert len(codes(run.stdout)) == 1, run
-    assert run.stdout.splitlines()[-1] == "Found 1 error (1 fixable with `gradlint fix`)."
+    assert run.stdout.splitlines()[-1] == "Found 1 error (1 fixable with `gradlint fix --unsafe-fixes`)."

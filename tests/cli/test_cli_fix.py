@@ -27,9 +27,26 @@ CLIP_FIXED = CLIP_AFTER_STEP.replace(
 assert ACCUM_FIXED != ACCUM_NOT_DIVIDED and CLIP_FIXED != CLIP_AFTER_STEP
 
 
+def test_fix_applies_safe_fixes_only_by_default(workdir, gradlint):
+    """GL201's fix divides every update by N: unsafe (DESIGN §2.2), applied only on request."""
+    path = write(workdir, "train.py", TWO_BUGS)
+    run = gradlint("fix", "train.py")
+    assert run.exit_code == 1, run  # the GL201 finding remains
+    text = path.read_text(encoding="utf-8")
+    assert "loss.backward()" in text and "(loss / accum)" not in text
+    assert text.index("clip_grad_norm_") < text.index("optimizer.step()")  # GL101 (safe) fixed
+    assert "Fixed GL101" in run.stderr and "Fixed GL201" not in run.stderr
+    assert run.stderr.splitlines()[-1] == (
+        "Fixed 1 issue in 1 file; 1 remaining (1 fixable with `gradlint fix --unsafe-fixes`)."
+    )
+    again = gradlint("fix", "--unsafe-fixes", "train.py")
+    assert again.exit_code == 0, again
+    assert path.read_text(encoding="utf-8") == TWO_BUGS_FIXED
+
+
 def test_fix_writes_the_file_and_summarises_on_stderr(workdir, gradlint):
     path = write(workdir, "train.py", ACCUM_NOT_DIVIDED)
-    run = gradlint("fix", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "train.py")
     assert run.exit_code == 0, run
     assert path.read_text(encoding="utf-8") == ACCUM_FIXED
     assert run.stdout == ""
@@ -40,7 +57,7 @@ def test_fix_writes_the_file_and_summarises_on_stderr(workdir, gradlint):
 
 def test_fix_two_bugs_in_one_loop(workdir, gradlint):
     path = write(workdir, "train.py", TWO_BUGS)
-    run = gradlint("fix", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "train.py")
     assert run.exit_code == 0, run
     assert path.read_text(encoding="utf-8") == TWO_BUGS_FIXED
     assert "Fixed GL201" in run.stderr and "Fixed GL101" in run.stderr
@@ -50,7 +67,7 @@ def test_fix_two_bugs_in_one_loop(workdir, gradlint):
 def test_fix_reports_what_remains(workdir, gradlint):
     helper = write(workdir, "helper.py", ACCUM_IN_HELPER)
     write(workdir, "train.py", CLIP_AFTER_STEP)
-    run = gradlint("fix", "helper.py", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "helper.py", "train.py")
     assert run.exit_code == 1, run  # a finding is left
     assert helper.read_text(encoding="utf-8") == ACCUM_IN_HELPER  # nothing to apply there
     assert (workdir / "train.py").read_text(encoding="utf-8") == CLIP_FIXED
@@ -60,7 +77,7 @@ def test_fix_reports_what_remains(workdir, gradlint):
 
 def test_fix_respects_select(workdir, gradlint):
     path = write(workdir, "train.py", TWO_BUGS)
-    run = gradlint("fix", "--select", "GL2", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "--select", "GL2", "train.py")
     assert run.exit_code == 0, run
     text = path.read_text(encoding="utf-8")
     assert "(loss / accum).backward()" in text
@@ -73,7 +90,7 @@ def test_fix_respects_select(workdir, gradlint):
 def test_fix_nothing_to_do(workdir, gradlint):
     path = write(workdir, "train.py", CLEAN)
     before = path.stat().st_mtime_ns
-    run = gradlint("fix", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "train.py")
     assert run.exit_code == 0, run
     assert run.stderr == "Fixed 0 issues in 0 files; 0 remaining.\n"
     assert path.read_text(encoding="utf-8") == CLEAN
@@ -82,7 +99,7 @@ def test_fix_nothing_to_do(workdir, gradlint):
 
 def test_fix_quiet(workdir, gradlint):
     path = write(workdir, "train.py", ACCUM_NOT_DIVIDED)
-    run = gradlint("fix", "-q", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "-q", "train.py")
     assert (run.exit_code, run.stdout, run.stderr) == (0, "", "")
     assert path.read_text(encoding="utf-8") == ACCUM_FIXED
 
@@ -92,7 +109,7 @@ def test_fix_directory(workdir, gradlint):
     b = write(workdir, "src/b/train.py", CLIP_AFTER_STEP)
     c = write(workdir, "src/utils.py", UTILS)
     skipped = write(workdir, ".venv/lib/train.py", ACCUM_NOT_DIVIDED)
-    run = gradlint("fix")
+    run = gradlint("fix", "--unsafe-fixes")
     assert run.exit_code == 0, run
     assert a.read_text() == ACCUM_FIXED and b.read_text() == CLIP_FIXED and c.read_text() == UTILS
     assert skipped.read_text() == ACCUM_NOT_DIVIDED
@@ -103,7 +120,7 @@ def test_fix_diff_prints_a_unified_diff_and_writes_nothing(workdir, gradlint):
     path = write(workdir, "train.py", ACCUM_NOT_DIVIDED)
     os.utime(path, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
     before = path.read_bytes(), path.stat().st_mtime_ns
-    run = gradlint("fix", "--diff", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "--diff", "train.py")
     assert run.exit_code == 1, run  # there is something to fix
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
     lines = run.stdout.splitlines()
@@ -121,10 +138,10 @@ def test_fix_diff_prints_a_unified_diff_and_writes_nothing(workdir, gradlint):
 
 def test_fix_diff_applied_to_the_original_gives_what_fix_writes(workdir, gradlint):
     path = write(workdir, "train.py", TWO_BUGS)
-    run = gradlint("fix", "--diff", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "--diff", "train.py")
     patched = _apply_unified_diff(TWO_BUGS, run.stdout.splitlines(keepends=True))
     assert patched == TWO_BUGS_FIXED
-    assert gradlint("fix", "train.py").exit_code == 0
+    assert gradlint("fix", "--unsafe-fixes", "train.py").exit_code == 0
     assert path.read_text(encoding="utf-8") == patched
 
 
@@ -150,13 +167,13 @@ def _apply_unified_diff(original: str, diff: list[str]) -> str:
 
 def test_fix_diff_of_a_clean_file_is_empty(workdir, gradlint):
     write(workdir, "train.py", CLEAN)
-    run = gradlint("fix", "--diff", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "--diff", "train.py")
     assert (run.exit_code, run.stdout) == (0, "")
 
 
 def test_fix_stdin_prints_the_fixed_source(workdir, gradlint):
     path = write(workdir, "train.py", ACCUM_NOT_DIVIDED)
-    run = gradlint("fix", "--stdin-filename", "train.py", input=ACCUM_NOT_DIVIDED)
+    run = gradlint("fix", "--unsafe-fixes", "--stdin-filename", "train.py", input=ACCUM_NOT_DIVIDED)
     assert run.exit_code == 0, run
     assert run.stdout_bytes == ACCUM_FIXED.encode()
     assert path.read_text(encoding="utf-8") == ACCUM_NOT_DIVIDED  # stdin mode never writes
@@ -164,13 +181,13 @@ def test_fix_stdin_prints_the_fixed_source(workdir, gradlint):
 
 
 def test_fix_stdin_with_nothing_to_fix_echoes_the_source(workdir, gradlint):
-    run = gradlint("fix", "--stdin-filename", "train.py", input=CLEAN)
+    run = gradlint("fix", "--unsafe-fixes", "--stdin-filename", "train.py", input=CLEAN)
     assert run.exit_code == 0, run
     assert run.stdout_bytes == CLEAN.encode()
 
 
 def test_fix_stdin_diff(workdir, gradlint):
-    run = gradlint("fix", "--diff", "--stdin-filename", "train.py", input=ACCUM_NOT_DIVIDED)
+    run = gradlint("fix", "--unsafe-fixes", "--diff", "--stdin-filename", "train.py", input=ACCUM_NOT_DIVIDED)
     assert run.exit_code == 1
     assert "+" + ACCUM_FIXED_LINE in run.stdout.splitlines()
     assert not (workdir / "train.py").exists()
@@ -183,7 +200,7 @@ def test_fix_stdin_diff(workdir, gradlint):
 def test_fix_keeps_the_file_mode(workdir, gradlint):
     path = write(workdir, "train.py", "#!/usr/bin/env python\n" + ACCUM_NOT_DIVIDED)
     path.chmod(0o755)
-    assert gradlint("fix", "train.py").exit_code == 0
+    assert gradlint("fix", "--unsafe-fixes", "train.py").exit_code == 0
     assert stat.S_IMODE(path.stat().st_mode) == 0o755
     assert "(loss / accum).backward()" in path.read_text()
 
@@ -191,7 +208,7 @@ def test_fix_keeps_the_file_mode(workdir, gradlint):
 def test_fix_keeps_crlf_newlines(workdir, gradlint):
     path = workdir / "train.py"
     path.write_bytes(TWO_BUGS.replace("\n", "\r\n").encode())
-    run = gradlint("fix", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "train.py")
     assert run.exit_code == 0, run
     data = path.read_bytes()
     assert data == TWO_BUGS_FIXED.replace("\n", "\r\n").encode()
@@ -202,7 +219,7 @@ def test_fix_keeps_a_utf8_bom(workdir, gradlint):
     path = workdir / "train.py"
     text = "# Entraînement du modèle\n" + ACCUM_NOT_DIVIDED
     path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
-    run = gradlint("fix", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "train.py")
     assert run.exit_code == 0, run
     assert path.read_bytes() == b"\xef\xbb\xbf" + ("# Entraînement du modèle\n" + ACCUM_FIXED).encode("utf-8")
 
@@ -211,7 +228,7 @@ def test_fix_keeps_a_latin1_coding_cookie(workdir, gradlint):
     path = workdir / "train.py"
     header = "# -*- coding: latin-1 -*-\n# Modèle entraîné à l'école\n"
     path.write_bytes((header + ACCUM_NOT_DIVIDED).encode("latin-1"))
-    run = gradlint("fix", "train.py")
+    run = gradlint("fix", "--unsafe-fixes", "train.py")
     assert run.exit_code == 0, run
     assert path.read_bytes() == (header + ACCUM_FIXED).encode("latin-1")
 
@@ -230,10 +247,10 @@ def test_check_latin1_file_reports_the_right_line(workdir, gradlint):
 )
 def test_fixing_twice_equals_fixing_once(workdir, gradlint, source):
     path = write(workdir, "train.py", source)
-    gradlint("fix", "train.py")
+    gradlint("fix", "--unsafe-fixes", "train.py")
     once = path.read_bytes()
     mtime = path.stat().st_mtime_ns
-    second = gradlint("fix", "train.py")
+    second = gradlint("fix", "--unsafe-fixes", "train.py")
     assert path.read_bytes() == once
     assert path.stat().st_mtime_ns == mtime
     assert "Fixed 0 issues in 0 files" in second.stderr
@@ -241,7 +258,7 @@ def test_fixing_twice_equals_fixing_once(workdir, gradlint, source):
 
 def test_fix_stdin_with_a_syntax_error_echoes_the_source(workdir, gradlint):
     broken = "for x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward(\n"
-    run = gradlint("fix", "--stdin-filename", "train.py", input=broken)
+    run = gradlint("fix", "--unsafe-fixes", "--stdin-filename", "train.py", input=broken)
     assert run.exit_code == 2
     assert "syntax error" in run.stderr
     assert run.stdout == broken

@@ -57,7 +57,7 @@ def test_json_in_a_subprocess(tmp_path):
 
 def test_fix_stdin_in_a_subprocess_prints_exactly_the_fixed_bytes(tmp_path):
     source = ACCUM_NOT_DIVIDED.replace("\n", "\r\n").encode()
-    run = run_module("fix", "--stdin-filename", "train.py", cwd=tmp_path, input=source)
+    run = run_module("fix", "--unsafe-fixes", "--stdin-filename", "train.py", cwd=tmp_path, input=source)
     assert run.exit_code == 0, run
     expected = ACCUM_NOT_DIVIDED.replace("        loss.backward()\n", ACCUM_FIXED_LINE + "\n")
     assert run.stdout_bytes == expected.replace("\n", "\r\n").encode()
@@ -90,18 +90,29 @@ def test_output_file_in_a_missing_folder_no_traceback(tmp_path):
 
 
 def test_check_imports_neither_torch_nor_rich_nor_libcst(tmp_path):
-    """DESIGN §6: lint never imports torch; rich only on a terminal; libcst only to fix."""
-    write(tmp_path, "train.py", ACCUM_NOT_DIVIDED)
+    """DESIGN §6: lint never imports torch; rich only on a terminal; libcst only where a fix is
+    to be computed (a file with a fixable finding), never for clean files."""
+    write(tmp_path, "train.py", CLEAN)
+    write(tmp_path, "accum.py", ACCUM_NOT_DIVIDED)
     probe = (
         "import atexit, sys\n"
         "atexit.register(lambda: print('LOADED', sorted(m for m in ('torch', 'rich', 'libcst', 'pygls')"
         " if m in sys.modules), file=sys.stderr))\n"
         "from gradlint.cli import main\n"
-        "main(['check', '--format', 'json', 'train.py'])\n"
+        "main(['check', '--format', 'json', *sys.argv[1:]])\n"
     )
-    process = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
-    assert process.returncode == 1, process.stderr
-    assert json.loads(process.stdout)[0]["code"] == "GL201"
-    assert "LOADED []" in process.stderr
+
+    def check(*files):
+        return subprocess.run(
+            [sys.executable, "-c", probe, *files], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+
+    clean = check("train.py")
+    assert clean.returncode == 0, clean.stderr
+    assert "backward()" in CLEAN and json.loads(clean.stdout) == []
+    assert "LOADED []" in clean.stderr
+    found = check("accum.py")
+    assert found.returncode == 1, found.stderr
+    (item,) = json.loads(found.stdout)
+    assert item["code"] == "GL201" and item["fix"]["edits"]  # computed by the run that checked it
+    assert "LOADED ['libcst']" in found.stderr

@@ -52,7 +52,10 @@ def test_github_annotations(project):
     lines = output("github").splitlines()
     assert len(lines) == 3
     clip = next(line for line in lines if "clip.py" in line)
-    assert clip.startswith("::error file=clip.py,line=10,col=5,endLine=10,endColumn=59,title=GL101::")
+    # endColumn is exclusive, as the json format's end_column (and ruff's github format)
+    assert clip.startswith("::error file=clip.py,line=10,col=5,endLine=10,endColumn=60,title=GL101::")
+    [clip_json] = [d for d in json.loads(output("json")) if d["path"] == "clip.py"]
+    assert (clip_json["column"], clip_json["end_column"]) == (5, 60)
     assert "clip-after-step" in clip and "%0A" in clip  # the fix hint on a second line, escaped
     notebook = next(line for line in lines if "train.ipynb" in line)
     # a notebook: the line of the .ipynb file holding cell 4's third line

@@ -14,6 +14,7 @@ pytest.importorskip("pygls")
 pytest_lsp = pytest.importorskip("pytest_lsp")
 
 from lsprotocol import types  # noqa: E402
+from lsp_helpers import apply, edits_for  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -92,31 +93,12 @@ async def published(client: LanguageClient, uri: str, timeout: float = 10) -> li
     return await asyncio.wait_for(wait(), timeout)
 
 
-def offset(text: str, position: types.Position) -> int:
-    lines = text.splitlines(keepends=True)
-    if position.line >= len(lines):
-        return len(text)
-    return sum(len(line) for line in lines[: position.line]) + position.character  # ASCII texts
-
-
-def apply(text: str, edits) -> str:
-    for edit in sorted(edits, key=lambda e: offset(text, e.range.start), reverse=True):
-        text = text[: offset(text, edit.range.start)] + edit.new_text + text[offset(text, edit.range.end) :]
-    return text
-
-
 async def resolved(client: LanguageClient, action: types.CodeAction) -> types.CodeAction:
     """The action with its edit: VS Code's capabilities let the server compute edits lazily."""
     if action.edit is None:
         action = await client.code_action_resolve_async(action)
     assert action.edit is not None, action
     return action
-
-
-def edits_for(edit: types.WorkspaceEdit, uri: str):
-    if edit.document_changes:
-        return [e for change in edit.document_changes if change.text_document.uri == uri for e in change.edits]
-    return (edit.changes or {}).get(uri, [])
 
 
 def open_file(client: LanguageClient, name: str, text: str) -> str:
@@ -199,7 +181,7 @@ async def test_ignore_action(client: LanguageClient):
     assert list(await published(client, uri)) == []
 
 
-async def test_fix_all_source_action(client: LanguageClient):
+async def test_fix_all_source_action_applies_safe_fixes_only(client: LanguageClient):
     uri = open_file(client, "fixall.py", ACCUMULATION)
     diagnostics = await published(client, uri)
     assert sorted(d.code for d in diagnostics) == ["GL101", "GL201"]
@@ -208,9 +190,22 @@ async def test_fix_all_source_action(client: LanguageClient):
     assert fix_all.kind == "source.fixAll.gradlint" and fix_all.title == "Fix all gradlint issues"
     fix_all = await resolved(client, fix_all)
     fixed = apply(ACCUMULATION, edits_for(fix_all.edit, uri))
-    assert "(loss / accum_steps).backward()" in fixed
+    assert fixed.index("clip_grad_norm_") < fixed.index("optimizer.step()")  # GL101: safe, fixed
+    assert "    loss.backward()\n" in fixed  # GL201's fix changes the updates' size: unsafe, left
     change(client, uri, 2, fixed)
-    assert list(await published(client, uri)) == []
+    assert [d.code for d in await published(client, uri)] == ["GL201"]
+
+
+async def test_unsafe_quick_fix_says_so(client: LanguageClient):
+    uri = open_file(client, "unsafe.py", ACCUMULATION)
+    diagnostics = await published(client, uri)
+    (gl201,) = [d for d in diagnostics if d.code == "GL201"]
+    assert gl201.data["fix"]["applicability"] == "unsafe"
+    found = await actions(client, uri, gl201, only=[types.CodeActionKind.QuickFix])
+    (quick,) = [a for a in found if a.title.startswith("GL201")]
+    assert quick.title.endswith("(unsafe fix)") and not quick.is_preferred
+    quick = await resolved(client, quick)
+    assert "(loss / accum_steps).backward()" in apply(ACCUMULATION, edits_for(quick.edit, uri))
 
 
 async def test_hover_shows_rule_doc(client: LanguageClient):
@@ -356,7 +351,7 @@ async def test_eager_edits_without_resolve_support(plain_client: LanguageClient)
     (fix_all,) = [a for a in found if a.kind == "source.fixAll.gradlint"]
     fixed = apply(ACCUMULATION, edits_for(fix_all.edit, uri))
     change(plain_client, uri, 2, fixed)
-    assert list(await published(plain_client, uri)) == []
+    assert [d.code for d in await published(plain_client, uri)] == ["GL201"]  # unsafe: left
 
 
 async def test_non_ascii_positions_are_utf16(client: LanguageClient):

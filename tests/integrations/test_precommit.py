@@ -104,3 +104,25 @@ def test_hooks_find_then_fix(tmp_path, pre_commit_home):
     again = try_repo("gradlint", repo, pre_commit_home)
     assert again.returncode == 0, again.stdout
     assert "Passed" in again.stdout
+
+
+def test_excluded_files_stay_unchecked_although_pre_commit_names_them(tmp_path, pre_commit_home):
+    """pre-commit passes every file by name; the hooks' --force-exclude keeps `extend-exclude`
+    (gitignore-style: `legacy/*.py` covers legacy/ only, not legacy/v2/) in force."""
+    repo = tmp_path / "project"
+    for relative in ("train.py", "legacy/old_train.py", "legacy/v2/train.py"):
+        (repo / relative).parent.mkdir(parents=True, exist_ok=True)
+        (repo / relative).write_text(CLIP_AFTER_STEP)
+    (repo / "pyproject.toml").write_text('[tool.gradlint]\nextend-exclude = ["legacy/*.py"]\n')
+    _git("init", "-q", cwd=repo)
+    _git("add", ".", cwd=repo)
+    _git("commit", "-q", "-m", "training scripts", cwd=repo)
+
+    found = try_repo("gradlint", repo, pre_commit_home)
+    assert found.returncode == 1, found.stdout
+    assert "train.py:" in found.stdout and "legacy/v2/train.py:" in found.stdout
+    assert "old_train.py" not in found.stdout
+
+    (repo / "pyproject.toml").write_text('[tool.gradlint]\nextend-exclude = ["legacy/"]\n')
+    _git("commit", "-q", "-am", "exclude all of legacy", cwd=repo)
+    assert "legacy" not in try_repo("gradlint", repo, pre_commit_home).stdout

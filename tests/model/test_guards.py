@@ -78,3 +78,20 @@ def test_a_boundary_held_in_a_variable():
 def test_not_boundaries(test):
     guard = guard_of(test)
     assert guard.boundary is None and guard.inside_window is None
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "(i + 1) % accum == 0 or should_append",  # `append` holds no `end`
+        "(i + 1) % accum == 0 or pending",
+    ],
+)
+def test_an_or_with_no_tail_test_is_no_boundary(test):
+    assert guard_of(test).boundary is None
+
+
+def test_a_boundary_flag_kept_on_self():
+    guard = guard_of("self.sync_gradients", names={"self.sync_gradients": "self.micro_step % self.accum == 0"})
+    assert ast.unparse(guard.boundary.factor) == "self.accum"
+    assert guard.boundary.counters == frozenset({"self.micro_step"})

@@ -64,7 +64,7 @@ def test_colab_cell_magic_cell_is_checked(colab):
 
 def test_fix_diff_shows_cell_hunks_and_writes_nothing(jupyter):
     before = jupyter.read_bytes()
-    result = gradlint("fix", "--diff", "nb.ipynb", cwd=jupyter.parent)
+    result = gradlint("fix", "--unsafe-fixes", "--diff", "nb.ipynb", cwd=jupyter.parent)
     assert "--- a/nb.ipynb (cell 7)\n+++ b/nb.ipynb (cell 7)\n" in result.stdout
     assert "+        scaler.scale(loss / accum_steps).backward()\n" in result.stdout
     assert "+            scaler.unscale_(optimizer)\n" in result.stdout
@@ -73,7 +73,7 @@ def test_fix_diff_shows_cell_hunks_and_writes_nothing(jupyter):
 
 def test_fix_changes_only_the_fixed_source_lines(jupyter):
     before = jupyter.read_bytes()
-    result = gradlint("fix", "nb.ipynb", cwd=jupyter.parent)
+    result = gradlint("fix", "--unsafe-fixes", "nb.ipynb", cwd=jupyter.parent)
     assert result.returncode == 0, result.stderr
     after = jupyter.read_bytes()
     removed, added = changed_file_lines(before, after)
@@ -90,13 +90,13 @@ def test_fix_changes_only_the_fixed_source_lines(jupyter):
     nbformat.validate(nbformat.reads(after.decode(), as_version=4))
     # Clean now, and fixing again changes nothing.
     assert gradlint("check", "nb.ipynb", cwd=jupyter.parent).returncode == 0
-    gradlint("fix", "nb.ipynb", cwd=jupyter.parent)
+    gradlint("fix", "--unsafe-fixes", "nb.ipynb", cwd=jupyter.parent)
     assert jupyter.read_bytes() == after
 
 
 def test_fix_keeps_colab_format(colab):
     before = colab.read_bytes()
-    assert gradlint("fix", "colab.ipynb", cwd=colab.parent).returncode == 0
+    assert gradlint("fix", "--unsafe-fixes", "colab.ipynb", cwd=colab.parent).returncode == 0
     after = colab.read_bytes()
     removed, added = changed_file_lines(before, after)
     assert removed == [
@@ -134,7 +134,7 @@ def test_magic_lines_survive_a_fix(tmp_path):
     nbformat.write(nb, path)
     result = gradlint("check", "magic.ipynb", cwd=tmp_path)
     assert "magic.ipynb:cell 4:5:5: GL201" in result.stdout
-    assert gradlint("fix", "magic.ipynb", cwd=tmp_path).returncode == 0
+    assert gradlint("fix", "--unsafe-fixes", "magic.ipynb", cwd=tmp_path).returncode == 0
     fixed = nbformat.read(path, as_version=4)
     assert fixed.cells[0].source == nb.cells[0].source
     assert fixed.cells[3].source == nb.cells[3].source.replace("    loss.backward()", "    (loss / accum).backward()")

@@ -1,0 +1,266 @@
+"""Which function a call runs: the one seam through which the model follows calls (DESIGN §2.1).
+
+Every lookup of "what does this call execute" goes through `resolve_callee`: module functions,
+closures, methods through `self.` (the class and its base classes), `super().`, objects whose
+class defines `__call__` (`loss_scaler(loss, optimizer)`), and lambdas passed as arguments.
+A module's `project` (set by the project-wide model, DESIGN §2.3) answers for names imported
+from other modules of the same project; without one, such callees stay unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from gradlint.model.names import dotted
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_BASES = 8  # how far up a class hierarchy `self.method` is looked for
+
+
+@dataclass(frozen=True)
+class Callee:
+    """A function the model can look into: the module holding it, its node, and the class
+    that `self` is an instance of while it runs (None for plain functions)."""
+
+    module: "ModuleModel"
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    cls: ast.ClassDef | None = None
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Where a call sits: its module, the function whose code holds it, the class of `self`."""
+
+    module: "ModuleModel"
+    scope: ast.AST
+    cls: ast.ClassDef | None = None
+    statement: ast.stmt | None = None  # the statement holding the call, where known
+
+
+class ProjectResolver(Protocol):
+    """What the project-wide model provides to this seam (gradlint/model/project.py)."""
+
+    def function(self, module: "ModuleModel", qualname: str) -> Callee | None:
+        """The function (or class `__call__`) an imported dotted name designates."""
+
+    def class_def(self, module: "ModuleModel", qualname: str) -> tuple["ModuleModel", ast.ClassDef] | None:
+        """The class an imported dotted name designates (for base classes)."""
+
+    def callers(self, module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
+        """Calls of `function` (defined in `module`) from other modules of the project."""
+
+    def gradient_names(self, module: "ModuleModel") -> set[str]:
+        """Local names under which `module` calls project code that touches gradients (so the
+        model reads the lines that call them)."""
+
+
+def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
+    """The function `call` runs, when the model can tell; None otherwise."""
+    func = call.func
+    module = context.module
+    if isinstance(func, ast.Name):
+        return (
+            _closure(module, func.id, context.scope)
+            or _module_function(module, func.id)
+            or _callable_instance(module, func, context)
+            or _imported(module, func)
+        )
+    if isinstance(func, ast.Attribute):
+        owner = func.value
+        if isinstance(owner, ast.Name) and owner.id == "self" and context.cls is not None:
+            method = find_method(module, context.cls, func.attr)
+            return method or _callable_instance(module, func, context)
+        if _is_super_call(owner) and context.cls is not None:
+            return find_method(module, context.cls, func.attr, skip_own=True)
+        return _imported(module, func)
+    return None
+
+
+def find_method(module: "ModuleModel", cls: ast.ClassDef, name: str, skip_own: bool = False) -> Callee | None:
+    """`name` looked up on `cls` and then its base classes, depth first, as Python does for
+    single inheritance; None when it is not defined in a class the model can read."""
+    for owner_module, owner in class_hierarchy(module, cls):
+        if skip_own and owner is cls:
+            continue
+        method = owner_module.methods(owner).get(name)
+        if method is not None:
+            return Callee(owner_module, method, cls)
+    return None
+
+
+def class_hierarchy(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:
+    """`cls` and the base classes the model can read, nearest first, each once."""
+    found: list[tuple[ModuleModel, ast.ClassDef]] = []
+    pending = [(module, cls)]
+    while pending and len(found) < MAX_BASES:
+        owner_module, owner = pending.pop(0)
+        if any(owner is known for _, known in found):
+            continue
+        found.append((owner_module, owner))
+        for base in owner.bases:
+            resolved = _class(owner_module, base)
+            if resolved is not None:
+                pending.append(resolved)
+    return found
+
+
+def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["ModuleModel", ast.ClassDef] | None:
+    """The class whose constructor call produced `value` (`NativeScaler()` -> NativeScaler)."""
+    if not isinstance(value, ast.Call):
+        return None
+    return _class(module, value.func)
+
+
+def _class(module: "ModuleModel", expr: ast.expr) -> tuple["ModuleModel", ast.ClassDef] | None:
+    if isinstance(expr, ast.Name) and expr.id in module.classes:
+        return module, module.classes[expr.id]
+    project = module.project
+    qualname = module.imports.qualname(expr)
+    if project is None or qualname is None:
+        return None
+    return project.class_def(module, qualname)
+
+
+def _closure(module: "ModuleModel", name: str, scope: ast.AST) -> Callee | None:
+    """A function defined inside the calling function (or one enclosing it)."""
+    parents = module.parents
+    node: ast.AST | None = scope
+    while isinstance(node, FUNCTIONS):
+        nested = module.nested_functions(node).get(name)
+        if nested is not None:
+            return Callee(module, nested, class_of_scope(module, node))
+        node = parents.scope_of(node)
+    return None
+
+
+def _outermost_function(module: "ModuleModel", function: ast.AST) -> ast.AST:
+    parents = module.parents
+    while isinstance(parents.scope_of(function), FUNCTIONS):
+        function = parents.scope_of(function)
+    return function
+
+
+def _module_function(module: "ModuleModel", name: str) -> Callee | None:
+    function = module.functions.get(name)
+    return Callee(module, function) if function is not None else None
+
+
+def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallContext) -> Callee | None:
+    """`loss_scaler(...)` where `loss_scaler = NativeScaler()` and NativeScaler defines
+    `__call__`; also `self.loss_scaler(...)` assigned anywhere in the class, and a parameter
+    every caller passes such an object for."""
+    classes = {id(found[1]): found for found in _instance_classes(module, func, context, follow_callers=True)}
+    if len(classes) != 1:
+        return None
+    owner_module, owner = next(iter(classes.values()))
+    return find_method(owner_module, owner, "__call__")
+
+
+def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):
+    if isinstance(expr, ast.Call):  # `train(..., LossScaler())`
+        built = class_of_instance(module, expr)
+        return [built] if built else []
+    name = dotted(expr)
+    if name is None:
+        return []
+    if name.startswith("self.") and context.cls is not None:
+        values = module.class_attributes(context.cls).get(name.removeprefix("self."), [])
+    else:
+        scopes = [context.scope, module.tree] if context.scope is not module.tree else [module.tree]
+        values = [getattr(s, "value", None) for scope in scopes for s in module.scope(scope).assignments.get(name, ())]
+    found = [c for c in (class_of_instance(module, v) for v in values) if c is not None]
+    if values or not follow_callers or not _is_parameter(context.scope, name):
+        return found
+    for call, caller in callers(module, context.scope):
+        argument = bind_arguments(Callee(module, context.scope, context.cls), call).get(name)
+        if argument is None:
+            return []  # a caller passes nothing the model can see: cannot tell
+        found.extend(_instance_classes(caller.module, argument, caller, follow_callers=False))
+    return found
+
+
+def _is_parameter(function: ast.AST, name: str) -> bool:
+    arguments = getattr(function, "args", None)
+    return arguments is not None and any(
+        a.arg == name for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    )
+
+
+def _imported(module: "ModuleModel", func: ast.expr) -> Callee | None:
+    project = module.project
+    if project is None:
+        return None
+    name = dotted(func)
+    if name is None or name.partition(".")[0] not in module.imports.aliases:
+        return None  # not a name the module imported
+    return project.function(module, module.imports.qualname(func))
+
+
+def _is_super_call(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
+
+
+def bind_arguments(callee: Callee, call: ast.Call) -> dict[str, ast.expr]:
+    """Parameter name -> the argument expression the call passes for it (`self` excluded for
+    methods and `__call__`); defaults and *args/**kwargs are left out."""
+    function = callee.function
+    params = [*function.args.posonlyargs, *function.args.args]
+    if callee.cls is not None and params and not _is_static(function):
+        params = params[1:]
+    bound: dict[str, ast.expr] = {}
+    for param, argument in zip(params, call.args):
+        if isinstance(argument, ast.Starred):
+            break
+        bound[param.arg] = argument
+    names = {p.arg for p in [*params, *function.args.kwonlyargs]}
+    for keyword in call.keywords:
+        if keyword.arg in names:
+            bound[keyword.arg] = keyword.value
+    return bound
+
+
+def _is_static(function: ast.AST) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(function, "decorator_list", ()))
+
+
+def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
+    """Calls of `function` in its module: `name(...)` for a module function, `self.name(...)`
+    within the class for a method. Other modules' callers come from the project (§2.3)."""
+    def compute():
+        name = getattr(function, "name", None)
+        if name is None:
+            return []
+        found = []
+        for call, stmt in module.calls_named(name):
+            scope = module.parents.scope_of(stmt)
+            context = CallContext(module, scope, class_of_scope(module, scope), stmt)
+            callee = resolve_callee(module, call, context)
+            if callee is not None and callee.function is function:
+                found.append((call, context))
+        if module.project is not None:
+            found.extend(module.project.callers(module, function))
+        return found
+
+    return module.memo(("callers", id(function)), compute, while_computing=[])
+
+
+def returned_value(module: "ModuleModel", call: ast.Call, context: CallContext) -> ast.expr | None:
+    """What the function `call` runs returns, when it has exactly one `return value`."""
+    callee = resolve_callee(module, call, context)
+    if callee is None:
+        return None
+    function = callee.function
+    if isinstance(function, ast.Lambda):
+        return function.body
+    returns = callee.module.returns(function)
+    return returns[0] if len(returns) == 1 else None
+
+
+def class_of_scope(module: "ModuleModel", scope: ast.AST) -> ast.ClassDef | None:
+    """The class whose methods' `self` the code of `scope` sees (closures included)."""
+    return module.parents.enclosing_class(_outermost_function(module, scope))
