@@ -26,7 +26,7 @@ from gradlint.verify.trace import Run, Trace
 
 DEFAULT_TIMEOUT = 60.0  # seconds per script (per launch of all its ranks)
 DRIFT = "fix output drifts from fixed.py"
-DEVICES = ("cpu", "cuda", "auto")
+RAISED = 1  # the runner's exit status when the script raised (its trace is still written)
 DEVICE_VARIABLE = "GRADLINT_VERIFY_DEVICE"  # read by the runner: "cuda" must find a GPU
 
 # fixer(text of bad.py, rule code) -> the fixed text
@@ -153,11 +153,17 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def launch(script: Path, workdir: Path, world_size: int = 1, timeout: float = DEFAULT_TIMEOUT, device: str = "auto") -> Run:
-    """Run `script` under the runner (on `world_size` gloo ranks) and load its traces."""
+def launch(
+    script: Path, workdir: Path, world_size: int = 1, timeout: float = DEFAULT_TIMEOUT, may_raise: bool = False,
+    device: str = "auto",
+) -> Run:
+    """Run `script` under the runner (on `world_size` gloo ranks) and load its traces.
+    `may_raise`: an exception raised by the script is a result (its trace says which), not a
+    launch failure; the prediction decides whether it was expected. `device`: cpu hides CUDA
+    from the script, cuda makes the runner refuse to run without it."""
     for attempt in range(2):
         try:
-            return _launch_once(script, workdir, world_size, timeout, device)
+            return _launch_once(script, workdir, world_size, timeout, may_raise, device)
         except LaunchError as exc:
             # Another process may have taken the free port between our probe and gloo's bind.
             if world_size > 1 and attempt == 0 and "address already in use" in str(exc).lower():
@@ -166,7 +172,9 @@ def launch(script: Path, workdir: Path, world_size: int = 1, timeout: float = DE
     raise AssertionError("unreachable")
 
 
-def _launch_once(script: Path, workdir: Path, world_size: int, timeout: float, device: str) -> Run:
+def _launch_once(
+    script: Path, workdir: Path, world_size: int, timeout: float, may_raise: bool = False, device: str = "auto"
+) -> Run:
     env = dict(os.environ)
     env[DEVICE_VARIABLE] = device
     if device == "cpu":  # the fixtures pick CUDA when torch sees it: hide it
@@ -215,7 +223,8 @@ def _launch_once(script: Path, workdir: Path, world_size: int, timeout: float, d
                 break
             time.sleep(0.05)
         states = [(r, p.poll(), err) for r, p, _, err in procs]
-        bad = [s for s in states if s[1] not in (0, None)] + [s for s in states if s[1] is None]
+        failed = (0, RAISED) if may_raise else (0,)
+        bad = [s for s in states if s[1] not in (*failed, None)] + [s for s in states if s[1] is None]
         if bad:
             rank, rc, err = bad[0]
             where = f" on rank {rank}" if world_size > 1 else ""
@@ -276,7 +285,10 @@ def verify_rule(
     work = workroot / code
     shutil.copytree(folder, work, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     futures = {
-        variant: pool.submit(launch, work / f"{variant}.py", work, pred.world_size, timeout, device)
+        variant: pool.submit(
+            launch, work / f"{variant}.py", work, pred.world_size, timeout, variant == "bad" and pred.bad_raises,
+            device,
+        )
         for variant in ("bad", "fixed")
     }
     runs: dict[str, Run] = {}
@@ -291,7 +303,8 @@ def verify_rule(
         return fail("\n".join(errors))
     ran_on = sorted({t.device for run in runs.values() for t in run.traces})
     result.details["device"] = ",".join(ran_on)
-    if device != "auto" and ran_on != [device]:
+    # DDP fixtures run on gloo ranks on the CPU wherever they are (DESIGN §4)
+    if device != "auto" and pred.world_size == 1 and ran_on != [device]:
         result.measured = f"ran on {', '.join(ran_on)}"
         return fail(f"--device {device}: the fixtures' parameters were on {', '.join(ran_on)}")
     try:

@@ -23,10 +23,10 @@ per backward the gradient it added; see runner.py):
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
-from gradlint.verify.outcome import Outcome, Prediction, PredictionError, steps as _steps, window_size
-from gradlint.verify.predictions_order import ORDER_PREDICTIONS
-from gradlint.verify.trace import Run, max_abs_diff, norm, rel_error, scaled
+from gradlint.verify.trace import Run, Step, max_abs_diff, norm, rel_error, scaled
 
 # float32 gradients compared through float64 arithmetic: 1e-5 relative is ~100 ulp.
 GRAD_RTOL = 1e-5
@@ -39,6 +39,36 @@ CRUSH_RTOL = 1e-3
 DIFFERS_RTOL = 1e-2
 # GL401: params of the run with and without no_sync (float32, summation order changes).
 PARAM_RTOL, PARAM_ATOL = 1e-5, 1e-6
+
+
+class PredictionError(Exception):
+    """The traces lack what the prediction needs (e.g. no step was recorded)."""
+
+
+@dataclass
+class Outcome:
+    passed: bool
+    measured: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+Check = Callable[[Run, Run], Outcome]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    code: str
+    name: str
+    text: str  # what is predicted, in words (shown in the report)
+    check: Check
+    world_size: int = 1  # >1: the fixture is a DDP script launched on that many ranks
+    bad_raises: bool = False  # bad.py is predicted to raise: its run is checked, not a failure
+
+
+def _steps(run: Run, label: str) -> list[Step]:
+    if not run.steps:
+        raise PredictionError(f"{label} run made no optimizer step")
+    return run.steps
 
 
 def _max_norm(run: Run) -> float:
@@ -73,7 +103,11 @@ def check_gl101(bad: Run, fixed: Run) -> Outcome:
 
 
 # --------------------------------------------------------------------------- GL201
-_window_size = window_size
+def _window_size(steps: list[Step], label: str) -> int:
+    sizes = {len(s.backwards) for s in steps}
+    if len(sizes) != 1 or 0 in sizes:
+        raise PredictionError(f"{label} run: backward passes per step vary or are zero: {sorted(sizes)}")
+    return sizes.pop()
 
 
 def check_gl201(bad: Run, fixed: Run) -> Outcome:
@@ -242,4 +276,12 @@ PREDICTIONS: dict[str, Prediction] = {
         ),
     )
 }
+
+# Later families keep their predictions in their own modules (they import the helpers above).
+from gradlint.verify.predictions_amp import AMP_PREDICTIONS  # noqa: E402
+from gradlint.verify.predictions_numerics import NUMERICS_PREDICTIONS  # noqa: E402
+
+PREDICTIONS.update((p.code, p) for p in (*AMP_PREDICTIONS, *NUMERICS_PREDICTIONS))
+from gradlint.verify.predictions_order import ORDER_PREDICTIONS  # noqa: E402
+
 PREDICTIONS.update(ORDER_PREDICTIONS)

@@ -1,5 +1,7 @@
 """Predictions of the order and accumulation rules GL102–GL106 and GL203–GL205 (DESIGN §3).
 
+GL102 measures what GL101 does (step gradient norms against max_norm).
+
 What is measured (see runner.py for the trace): per optimizer step, the gradients it consumed,
 the learning rates in force, the update it made, and the gradient each backward of its window
 added; clip_grad_norm_'s max_norm.
@@ -9,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-from gradlint.verify.outcome import Outcome, Prediction, PredictionError, steps, window_size
+from gradlint.verify.predictions import Outcome, Prediction, PredictionError, check_gl101
+from gradlint.verify.predictions import _steps as steps, _window_size as window_size
 from gradlint.verify.trace import Run, add_all, norm, rel_error, scaled
 
 GRAD_RTOL = 1e-5  # float32 gradients through float64 arithmetic (~100 ulp)
@@ -174,18 +177,12 @@ def check_gl205(bad: Run, fixed: Run) -> Outcome:
     })
 
 
-def _gl102(bad: Run, fixed: Run) -> Outcome:
-    from gradlint.verify.predictions import check_gl101  # the same measurement as GL101
-
-    return check_gl101(bad, fixed)
-
-
 ORDER_PREDICTIONS: dict[str, Prediction] = {
     p.code: p
     for p in (
         Prediction(
             "GL102", "clip-before-backward",
-            "fixed: every step's grads have total norm ≤ max_norm; bad: steps exceed it", _gl102,
+            "fixed: every step's grads have total norm ≤ max_norm; bad: steps exceed it", check_gl101,
         ),
         Prediction(
             "GL103", "zero-grad-before-step",

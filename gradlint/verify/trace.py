@@ -101,6 +101,8 @@ class Trace:
     steps: list[Step]
     final_params: Vector
     events: list[dict[str, Any]]
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    scalars: dict[str, dict[str, Any]] = field(default_factory=dict)  # globals left at exit
     device: str = "cpu"  # where the parameters lived
 
     @classmethod
@@ -167,6 +169,8 @@ class Trace:
             steps=steps,
             final_params=final,
             events=raw["events"],
+            warnings=raw.get("warnings", []),
+            scalars=raw.get("scalars", {}),
             device=raw.get("device", "cpu"),
         )
 
