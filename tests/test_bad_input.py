@@ -403,7 +403,7 @@ def _big_module(lines_before: int) -> tuple[str, int]:
         "    for step, (x, y) in enumerate(loader):\n"
         "        loss = nn.functional.mse_loss(model(x), y)\n"
         "        loss.backward()\n"
-        "        if (step + 1) % accum == 0:\n"
+        "        if (step + 1) % accum == 0 or step + 1 == len(loader):\n"
         "            optimizer.step()\n"
         "            optimizer.zero_grad()\n"
     )
