@@ -75,7 +75,8 @@ class Config:
     def fix_policy(self, unsafe: bool = False) -> FixPolicy:
         if self.fixable is None and not self.unfixable:
             return FixPolicy(unsafe=unsafe)
-        return FixPolicy(unsafe, frozenset(r.code for r in select_rules(self.fixable if self.fixable is not None else ("ALL",), self.unfixable)))
+        fixable = self.fixable if self.fixable is not None else ("ALL",)  # GL001 too, though off by default
+        return FixPolicy(unsafe, frozenset(r.code for r in select_rules(fixable, self.unfixable)))
 
     def excluded(self, path: str, is_dir: bool = False) -> bool:
         """Whether `exclude` / `extend-exclude` match `path` or a folder above it (up to the root)."""
