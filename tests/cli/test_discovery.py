@@ -92,3 +92,16 @@ def test_exclude_replaces_the_default_list_and_extend_exclude_adds(repo):
     write(repo, "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["legacy/"]\n')
     files = listed(run_module("check", "--show-files", cwd=repo))
     assert "venv/lib/train.py" not in files and "legacy/v2/train.py" not in files
+
+
+def test_a_nested_repository_follows_its_own_ignore_rules(repo):
+    """A vendored checkout or submodule: the outer `*_gen.py` stops at its root, its own
+    .gitignore and .git/info/exclude apply inside it."""
+    inner = repo / "third_party" / "lib"
+    for relative in ("model_gen.py", "tmp/scratch.py", "cache/x.py", "train.py"):
+        write(inner, relative, CLIP_AFTER_STEP)
+    git("init", "-q", cwd=inner)
+    write(inner, ".gitignore", "tmp/\n")
+    write(inner, ".git/info/exclude", "cache/\n")
+    files = listed(run_module("check", "--show-files", "third_party", cwd=repo))
+    assert files == {"third_party/lib/model_gen.py", "third_party/lib/train.py"}
