@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gradlint.fixplan import FixPolicy
-from gradlint.patterns import PathPatterns, within
+from gradlint.patterns import PathPatterns, invalid, within
 from gradlint.rules import Rule, select_rules, unknown_selectors
 
 if sys.version_info >= (3, 11):
@@ -127,7 +127,9 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{pyproject}: unknown [tool.gradlint] option(s): {', '.join(unknown)}")
     per_file: dict[str, tuple[str, ...]] = {}
     for option in ("per-file-ignores", "extend-per-file-ignores"):
-        for glob, codes in _table(pyproject, option, table.get(option, {})).items():
+        globs = _table(pyproject, option, table.get(option, {}))
+        _patterns(pyproject, option, list(globs))
+        for glob, codes in globs.items():
             per_file[glob] = (*per_file.get(glob, ()), *_codes(pyproject, f"{option}.{glob}", codes))
     respect_gitignore = table.get("respect-gitignore", True)
     if not isinstance(respect_gitignore, bool):
@@ -137,8 +139,8 @@ def load_config(start: Path) -> Config:
         extend_select=_codes(pyproject, "extend-select", table.get("extend-select", [])),
         ignore=_codes(pyproject, "ignore", table.get("ignore", [])),
         per_file_ignores=per_file,
-        exclude=_strings(pyproject, "exclude", table["exclude"]) if "exclude" in table else DEFAULT_EXCLUDES,
-        extend_exclude=_strings(pyproject, "extend-exclude", table.get("extend-exclude", [])),
+        exclude=_patterns(pyproject, "exclude", table["exclude"]) if "exclude" in table else DEFAULT_EXCLUDES,
+        extend_exclude=_patterns(pyproject, "extend-exclude", table.get("extend-exclude", [])),
         respect_gitignore=respect_gitignore,
         fixable=_codes(pyproject, "fixable", table["fixable"]) if "fixable" in table else None,
         unfixable=_codes(pyproject, "unfixable", table.get("unfixable", [])),
@@ -186,6 +188,14 @@ class ConfigResolver:
         except ConfigError as error:
             root = source.parent if source is not None else directory
             return Config(root=root, source=source, error=str(error))
+
+
+def _patterns(pyproject: Path, option: str, value) -> tuple[str, ...]:
+    patterns = _strings(pyproject, option, value)
+    bad = invalid(patterns)
+    if bad:
+        raise ConfigError(f"{pyproject}: {option}: invalid pattern(s): {', '.join(map(repr, bad))}")
+    return patterns
 
 
 def _strings(pyproject: Path, option: str, value) -> tuple[str, ...]:
