@@ -191,22 +191,23 @@ class ConfigResolver:
 
 
 def _patterns(pyproject: Path, option: str, value) -> tuple[str, ...]:
-    patterns = _strings(pyproject, option, value)
-    bad = invalid(patterns)
+    return _valid(pyproject, option, value, invalid, "invalid pattern(s)")
+
+
+def _codes(pyproject: Path, option: str, value) -> tuple[str, ...]:
+    return _valid(pyproject, option, value, unknown_selectors, "unknown rule selector(s)")
+
+
+def _valid(pyproject: Path, option: str, value, rejects, what: str) -> tuple[str, ...]:
+    """A list of strings of which `rejects` finds none wrong."""
+    strings = _strings(pyproject, option, value)
+    bad = rejects(strings)
     if bad:
-        raise ConfigError(f"{pyproject}: {option}: invalid pattern(s): {', '.join(map(repr, bad))}")
-    return patterns
+        raise ConfigError(f"{pyproject}: {option}: {what}: {', '.join(bad)}")
+    return strings
 
 
 def _strings(pyproject: Path, option: str, value) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{pyproject}: {option} must be a list of strings")
     return tuple(value)
-
-
-def _codes(pyproject: Path, option: str, value) -> tuple[str, ...]:
-    codes = _strings(pyproject, option, value)
-    unknown = unknown_selectors(codes)
-    if unknown:
-        raise ConfigError(f"{pyproject}: {option}: unknown rule selector(s): {', '.join(unknown)}")
-    return codes
