@@ -102,15 +102,7 @@ def test_clean_cell_is_silent(shell, capsys):
 
 def test_earlier_cells_give_the_context(shell, capsys, tmp_path):
     """The loop alone cannot tell that `model` is DDP (silent); after the cell that wraps it, it can."""
-    loop = """\
-accum_steps = 4
-for i, (x, y) in enumerate(batches):
-    loss = F.mse_loss(model(x), y) / accum_steps
-    loss.backward()
-    if (i + 1) % accum_steps == 0:
-        optimizer.step()
-        optimizer.zero_grad()
-"""
+    loop = CLEAN
     start(shell, capsys)
     ok, printed = run(shell, loop, capsys)
     assert ok and printed == ""
