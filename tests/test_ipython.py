@@ -230,3 +230,15 @@ def test_a_crashing_rule_costs_one_line_and_the_cell_runs(shell, capsys, monkeyp
     ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
     assert ok and shell.user_ns["clipped"]
     assert printed.strip() == "gradlint: internal error in GL101: RuntimeError: boom"
+
+
+def test_unload_stops_checking(shell, capsys):
+    start(shell, capsys)
+    run(shell, "%unload_ext gradlint", capsys)
+    ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
+    assert ok and printed == ""
+    ok, printed = run(shell, "%gradlint", capsys)
+    assert not ok and "gradlint` not found" in printed
+    run(shell, "%load_ext gradlint", capsys)
+    _, printed = run(shell, CLIP_AFTER_STEP.replace("1.0", "0.5"), capsys)
+    assert "GL101" in printed
