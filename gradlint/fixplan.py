@@ -31,6 +31,11 @@ class MoveStatement:
 
 
 @dataclass(frozen=True)
+class RemoveStatement:
+    statement: Position
+
+
+@dataclass(frozen=True)
 class InsertStatement:
     code: str
     anchor: Position
@@ -71,7 +76,9 @@ class ReplaceText:
     text: str
 
 
-Operation = Union[MoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport, ReplaceText]
+Operation = Union[
+    MoveStatement, RemoveStatement, InsertStatement, ReplaceExpression, WrapStatements, EnsureImport, ReplaceText
+]
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import ImportTable, dotted
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
+from gradlint.model.values import Values
 
 if TYPE_CHECKING:
     from gradlint.model.callees import ProjectResolver
@@ -64,6 +65,10 @@ class ModuleModel:
     @cached_property
     def roles(self) -> Roles:
         return Roles(self)
+
+    @cached_property
+    def values(self) -> Values:
+        return Values(self)
 
     @cached_property
     def _line_starts(self) -> list[int]:

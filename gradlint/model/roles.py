@@ -66,6 +66,7 @@ class Roles:
 
     def __init__(self, model: "ModuleModel"):
         self._roles: dict[str, Role] = {}
+        self.constructors: dict[str, list[ast.Call]] = defaultdict(list)  # name -> calls that built it
         imports = model.imports
         built: list[tuple[list[ast.expr], ast.Call]] = []
         for node in model.statements:
@@ -76,6 +77,8 @@ class Roles:
                     role = classify_constructor(qualname) if qualname else None
                     if role:
                         self._assign(targets, role)
+                        for name in filter(None, map(dotted, targets)):
+                            self.constructors[name].append(constructor)
                     elif isinstance(constructor.func, ast.Name) and constructor.func.id in model.functions:
                         built.append((targets, constructor))
         for targets, call in built:

@@ -5,9 +5,19 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from gradlint.rules.accumulation import AccumulationWithoutLossScaling, ZeroGradInsideAccumulation
-from gradlint.rules.amp import ClipWithoutUnscale
+from gradlint.rules.amp import (
+    ClipWithoutUnscale,
+    DoubleUnscale,
+    MissingScalerUpdate,
+    StepBypassesScaler,
+    UnscaledBackwardWithScaler,
+)
+from gradlint.rules.amp_api import DeprecatedCudaAmp
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.ddp import DdpAccumulationWithoutNoSync
+from gradlint.rules.memory import LossKeptWithGraph
+from gradlint.rules.no_sync import NoSyncWithoutForward
+from gradlint.rules.numerics import LogOfSoftmax, SigmoidWithLogitsLoss, SoftmaxBeforeCrossEntropy
 from gradlint.rules.ordering import ClipAfterStep
 from gradlint.rules.suppressions import UnusedSuppression
 
@@ -17,7 +27,17 @@ ALL_RULES: tuple[Rule, ...] = (
     AccumulationWithoutLossScaling(),
     ZeroGradInsideAccumulation(),
     ClipWithoutUnscale(),
+    StepBypassesScaler(),
+    MissingScalerUpdate(),
+    DoubleUnscale(),
+    UnscaledBackwardWithScaler(),
+    DeprecatedCudaAmp(),
     DdpAccumulationWithoutNoSync(),
+    NoSyncWithoutForward(),
+    LogOfSoftmax(),
+    SoftmaxBeforeCrossEntropy(),
+    SigmoidWithLogitsLoss(),
+    LossKeptWithGraph(),
 )
 BY_CODE = {rule.code: rule for rule in ALL_RULES}
 BY_NAME = {rule.name: rule for rule in ALL_RULES}

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
-from gradlint.fixplan import FixPlan, InsertStatement
+from gradlint.fixplan import FixPlan, InsertStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
+from gradlint.model.amp import exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
+from gradlint.model.names import dotted
+from gradlint.model.values import iter_calls
 from gradlint.rules.base import Finding, Rule
-from gradlint.rules.shared import code, move
+from gradlint.rules.shared import code, contains, move
 
 
 class ClipWithoutUnscale(Rule):
@@ -51,3 +55,229 @@ class ClipWithoutUnscale(Rule):
             operation = move(model, loop, late_unscales[0], clip.stmt, "before")
             return FixPlan(f"Move `{statement}` before the clip", (operation,)) if operation else None
         return FixPlan(f"Insert `{statement}` before the clip", (InsertStatement(statement, model.position(clip.stmt), "before"),))
+
+# Only a scaler constructed in the module is known to be enabled (DESIGN: silent when unknown).
+SCALER_WORDS = ("GradScaler",)
+
+
+class StepBypassesScaler(Rule):
+    code = "GL302"
+    fix_applicability = "unsafe"
+    name = "step-bypasses-scaler"
+    summary = "optimizer.step() called directly although the loss was scaled by a GradScaler"
+    triggers = SCALER_WORDS
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        for loop in model.loops:
+            if not loop.plain:
+                continue
+            for step in loop.of(Kind.STEP):
+                scaled = [
+                    (b, scaled_by(model, b)) for b in loop.of(Kind.BACKWARD)
+                    if b.order < step.order and not exclusive(b, step)
+                ]
+                scaled = [(b, s) for b, s in scaled if s]
+                if not scaled or any(not exclusive(e, step) for e in loop.of(Kind.SCALER_STEP)):
+                    continue
+                backward, scaler = scaled[-1]
+                if scaler_enabled(model, scaler) is not True:
+                    continue
+                optimizer = step.optimizer
+                unscaled = any(u.order < step.order and not exclusive(u, step) for u in loop.of(Kind.UNSCALE))
+                consequence = (
+                    "the gradients were unscaled, but steps with inf/NaN gradients (fp16 overflow) are "
+                    "not skipped and the loss scale never adapts" if unscaled else
+                    "the update uses gradients still multiplied by the loss scale (65536 times too "
+                    "large at the default scale) and steps with inf/NaN gradients are not skipped"
+                )
+                message = (
+                    f"{code(model, step)} steps `{optimizer}` directly, but {code(model, backward)} "
+                    f"ran on a loss scaled by `{scaler}`: {consequence}; call "
+                    f"`{scaler}.step({optimizer})` and `{scaler}.update()`"
+                )
+                yield Finding(self.code, model.span(step.anchor), message, self._fix(model, loop, step, backward, scaler))
+
+    @staticmethod
+    def _fix(model, loop, step, backward, scaler) -> FixPlan | None:
+        # Edit the code that holds both, with the names it spells them with.
+        if step.elsewhere or step.scope is not backward.scope:
+            return None
+        if not (isinstance(step.stmt, ast.Expr) and step.stmt.value is step.node):
+            return None
+        scale = scale_call(model, backward)
+        if scale is None:
+            return None
+        scaler, optimizer = model.source(scale.func.value), model.source(step.node.func.value)
+        operations = [ReplaceExpression(model.position(step.node), model.source(step.node), f"{scaler}.step({optimizer})")]
+        if not any(e.target == scaled_by(model, backward) and not exclusive(e, step) for e in loop.of(Kind.SCALER_UPDATE)):
+            operations.append(InsertStatement(f"{scaler}.update()", model.position(step.stmt), "after"))
+        return FixPlan(f"Step through `{scaler}`", tuple(operations), applicability="unsafe")
+
+
+class MissingScalerUpdate(Rule):
+    code = "GL303"
+    fix_applicability = "safe"
+    name = "missing-scaler-update"
+    summary = "scaler.step() is called but scaler.update() never is"
+    triggers = SCALER_WORDS
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        found: dict[int, Finding] = {}  # a step function is seen alone and from its callers
+        for loop in model.loops:
+            for step in loop.of(Kind.SCALER_STEP):
+                scaler = step.target
+                if scaler_enabled(model, scaler) is not True or _updated_anywhere(model, scaler):
+                    continue
+                message = (
+                    f"{code(model, step)} is never followed by `{scaler}.update()`: the next "
+                    f"`{scaler}.step()` raises RuntimeError (\"step() has already been called since "
+                    f"the last update()\"), and the loss scale would never adapt"
+                )
+                fix = None
+                if not step.elsewhere and isinstance(step.stmt, ast.Expr):
+                    written = model.source(step.node.func.value)  # as the step's own code spells it
+                    fix = FixPlan(
+                        f"Insert `{written}.update()` after the step",
+                        (InsertStatement(f"{written}.update()", model.position(step.stmt), "after"),),
+                    )
+                if found.get(id(step.node)) is None or found[id(step.node)].fix is None:
+                    found[id(step.node)] = Finding(self.code, model.span(step.anchor), message, fix)
+        yield from found.values()
+
+
+def _updated_anywhere(model: ModuleModel, scaler: str) -> bool:
+    """Any `<scaler>.update(...)` in the module (by the same last name: `self.scaler` and a
+    `scaler` handed to a helper are one object): a caller may well update."""
+    last = scaler.rsplit(".", 1)[-1]
+    return any(
+        isinstance(call.func, ast.Attribute) and call.func.attr == "update"
+        and (dotted(call.func.value) or "").rsplit(".", 1)[-1] == last
+        for _, call in iter_calls(model, (".update",))
+    )
+
+
+class DoubleUnscale(Rule):
+    code = "GL304"
+    fix_applicability = "safe"
+    name = "double-unscale"
+    summary = "scaler.unscale_(optimizer) runs twice before scaler.update()"
+    triggers = SCALER_WORDS
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        for loop in model.loops:
+            if not loop.plain:
+                continue
+            unscales = loop.of(Kind.UNSCALE)
+            for second in unscales:
+                if scaler_enabled(model, second.target) is not True:
+                    continue
+                first = next((u for u in unscales if _same_unscale(u, second) and u.order < second.order
+                              and not exclusive(u, second) and not _update_between(loop, u, second)), None)
+                if first is not None:
+                    yield self._twice(model, loop, first, second)
+                elif _every_micro_batch(loop, second):
+                    message = (
+                        f"{code(model, second)} runs on every micro-batch while `{second.target}.update()` "
+                        f"waits for the accumulation boundary: the second micro-batch's unscale_() raises "
+                        f"RuntimeError (\"unscale_() has already been called on this optimizer since the "
+                        f"last update()\"); unscale only at the boundary, just before the step"
+                    )
+                    yield Finding(self.code, model.span(second.anchor), message)
+
+    def _twice(self, model, loop, first, second) -> Finding:
+        message = (
+            f"{code(model, second)} unscales `{second.optimizer}` a second time since "
+            f"`{second.target}.update()`: {code(model, first)} already did, and torch raises "
+            f"RuntimeError (\"unscale_() has already been called on this optimizer since the last "
+            f"update()\")"
+        )
+        fix = None
+        stmt = model.parents.movable(second.stmt)
+        if not second.elsewhere and isinstance(second.stmt, ast.Expr) and not any(
+            e is not second and contains(stmt, e.stmt) for e in loop.events
+        ):
+            fix = FixPlan(f"Remove the second {code(model, second)}", (RemoveStatement(model.position(stmt)),))
+        return Finding(self.code, model.span(second.anchor), message, fix)
+
+
+def _same_unscale(a, b) -> bool:
+    return a.target == b.target and a.optimizer == b.optimizer and a.optimizer is not None
+
+
+def _update_between(loop, first, second) -> bool:
+    return any(
+        first.order < e.order < second.order and e.target == first.target and not exclusive(e, second)
+        for e in loop.of(Kind.SCALER_UPDATE)
+    )
+
+
+def _every_micro_batch(loop, unscale) -> bool:
+    """The unscale_ runs on each micro-batch of an accumulation window, the update once."""
+    accumulation = loop.accumulation
+    updates = [e for e in loop.of(Kind.SCALER_UPDATE) if e.target == unscale.target]
+    if accumulation is None or not updates:
+        return False
+    if accumulation.inner_loop is not None:
+        return accumulation.inner_loop in unscale.loops and all(accumulation.inner_loop not in u.loops for u in updates)
+    guard = accumulation.guard
+    return guard not in unscale.guards and not any(g.inside_window for g in unscale.guards) and all(
+        guard in u.guards for u in updates
+    )
+
+
+class UnscaledBackwardWithScaler(Rule):
+    code = "GL305"
+    fix_applicability = "unsafe"
+    name = "unscaled-backward-with-scaler"
+    summary = "scaler.step() unscales gradients that backward() computed from the unscaled loss"
+    triggers = SCALER_WORDS
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        for loop in model.loops:
+            steps = loop.of(Kind.SCALER_STEP)
+            backwards = loop.of(Kind.BACKWARD)
+            if not loop.plain or not steps or not backwards:
+                continue
+            scaler = steps[-1].target
+            if scaler_enabled(model, scaler) is not True or not all(visibly_unscaled(model, b) for b in backwards):
+                continue
+            scales = [c for _, c in iter_calls(model, (".scale(",)) if _scale_of(c, scaler)]
+            consequence = (
+                "every update is divided by the loss scale (65536 times too small at the default scale)"
+                if scales else "with no `scale()` call at all, `scaler.step()` fails on its first call"
+            )
+            for backward in backwards:
+                loss = (backward.module or model).source(backward.loss)
+                message = (
+                    f"{code(model, backward)} backpropagates the unscaled loss, but "
+                    f"{code(model, steps[-1])} divides the gradients by the loss scale: "
+                    f"{consequence}; backpropagate `{scaler}.scale({loss})`"
+                )
+                fix = None
+                if not backward.inlined and not steps[-1].inlined:
+                    scaled = _scaled_variable(model, backward, scaler, loss) or f"{scaler}.scale({loss})"
+                    fix = FixPlan(
+                        f"Backpropagate `{scaled}`",
+                        (ReplaceExpression(model.position(backward.loss), loss, scaled),),
+                        applicability="unsafe",
+                    )
+                yield Finding(self.code, model.span(backward.anchor), message, fix)
+
+
+def _scaled_variable(model: ModuleModel, backward, scaler: str, loss: str) -> str | None:
+    """`scaled_loss` when the code computed `scaled_loss = scaler.scale(loss)` just before and
+    left it unused."""
+    line = backward.node.lineno
+    for name, assignments in model.scope(backward.scope).assignments.items():
+        last = assignments[-1]
+        if (
+            last.lineno < line and isinstance(last, ast.Assign) and isinstance(last.value, ast.Call)
+            and _scale_of(last.value, scaler) and len(last.value.args) == 1
+            and model.source(last.value.args[0]) == loss
+        ):
+            return name
+    return None
+
+
+def _scale_of(call: ast.Call, scaler: str) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "scale" and dotted(call.func.value) == scaler

@@ -26,6 +26,7 @@ from gradlint.verify.trace import Run, Trace
 
 DEFAULT_TIMEOUT = 60.0  # seconds per script (per launch of all its ranks)
 DRIFT = "fix output drifts from fixed.py"
+RAISED = 1  # the runner's exit status when the script raised (its trace is still written)
 
 # fixer(text of bad.py, rule code) -> the fixed text
 Fixer = Callable[[str, str], str]
@@ -142,11 +143,15 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def launch(script: Path, workdir: Path, world_size: int = 1, timeout: float = DEFAULT_TIMEOUT) -> Run:
-    """Run `script` under the runner (on `world_size` gloo ranks) and load its traces."""
+def launch(
+    script: Path, workdir: Path, world_size: int = 1, timeout: float = DEFAULT_TIMEOUT, may_raise: bool = False
+) -> Run:
+    """Run `script` under the runner (on `world_size` gloo ranks) and load its traces.
+    `may_raise`: an exception raised by the script is a result (its trace says which), not a
+    launch failure; the prediction decides whether it was expected."""
     for attempt in range(2):
         try:
-            return _launch_once(script, workdir, world_size, timeout)
+            return _launch_once(script, workdir, world_size, timeout, may_raise)
         except LaunchError as exc:
             # Another process may have taken the free port between our probe and gloo's bind.
             if world_size > 1 and attempt == 0 and "address already in use" in str(exc).lower():
@@ -155,7 +160,7 @@ def launch(script: Path, workdir: Path, world_size: int = 1, timeout: float = DE
     raise AssertionError("unreachable")
 
 
-def _launch_once(script: Path, workdir: Path, world_size: int, timeout: float) -> Run:
+def _launch_once(script: Path, workdir: Path, world_size: int, timeout: float, may_raise: bool = False) -> Run:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
     env.setdefault("OMP_NUM_THREADS", "1")  # tiny models; ranks and runs share the cores
@@ -201,7 +206,8 @@ def _launch_once(script: Path, workdir: Path, world_size: int, timeout: float) -
                 break
             time.sleep(0.05)
         states = [(r, p.poll(), err) for r, p, _, err in procs]
-        bad = [s for s in states if s[1] not in (0, None)] + [s for s in states if s[1] is None]
+        failed = (0, RAISED) if may_raise else (0,)
+        bad = [s for s in states if s[1] not in (*failed, None)] + [s for s in states if s[1] is None]
         if bad:
             rank, rc, err = bad[0]
             where = f" on rank {rank}" if world_size > 1 else ""
@@ -261,7 +267,9 @@ def verify_rule(
     work = workroot / code
     shutil.copytree(folder, work, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     futures = {
-        variant: pool.submit(launch, work / f"{variant}.py", work, pred.world_size, timeout)
+        variant: pool.submit(
+            launch, work / f"{variant}.py", work, pred.world_size, timeout, variant == "bad" and pred.bad_raises
+        )
         for variant in ("bad", "fixed")
     }
     runs: dict[str, Run] = {}

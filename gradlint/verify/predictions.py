@@ -62,6 +62,7 @@ class Prediction:
     text: str  # what is predicted, in words (shown in the report)
     check: Check
     world_size: int = 1  # >1: the fixture is a DDP script launched on that many ranks
+    bad_raises: bool = False  # bad.py is predicted to raise: its run is checked, not a failure
 
 
 def _steps(run: Run, label: str) -> list[Step]:
@@ -275,3 +276,9 @@ PREDICTIONS: dict[str, Prediction] = {
         ),
     )
 }
+
+# Later families keep their predictions in their own modules (they import the helpers above).
+from gradlint.verify.predictions_amp import AMP_PREDICTIONS  # noqa: E402
+from gradlint.verify.predictions_numerics import NUMERICS_PREDICTIONS  # noqa: E402
+
+PREDICTIONS.update((p.code, p) for p in (*AMP_PREDICTIONS, *NUMERICS_PREDICTIONS))

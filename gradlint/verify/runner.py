@@ -16,7 +16,10 @@ installed; it needs no change and knows nothing of them:
 - every ``DistributedDataParallel`` gets, before its first forward, a comm hook that counts bucket
   all-reduces and then does exactly what DDP does without a hook (average by all-reduce); a comm
   hook the script registers itself is counted instead;
-- at exit, the final parameters.
+- warnings the script triggers (category and message), e.g. torch's deprecation warnings;
+- at exit, the final parameters, and for every scalar the script left in its global namespace
+  (a running loss, say) whether it still holds an autograd graph: its ``grad_fn`` and a census
+  of the graph nodes reachable from it.
 
 Under GradScaler, ``scaler.step(optimizer)`` unscales the gradients (unless ``unscale_`` already
 did) before it calls ``optimizer.step()``, so the step pre-hook always sees gradients in true
@@ -32,6 +35,7 @@ import os
 import runpy
 import sys
 import traceback
+import warnings
 from typing import Any
 
 import torch
@@ -57,6 +61,8 @@ class Recorder:
         self._in_scaler_step = 0
         self.ddp_models = 0
         self._backward_depth = 0
+        self.warnings: list[dict[str, str]] = []
+        self.scalars: dict[str, dict[str, Any]] = {}
 
     # ----------------------------------------------------------------- parameters
     def _register_optimizer(self, opt: torch.optim.Optimizer) -> None:
@@ -122,6 +128,17 @@ class Recorder:
 
         self._install_scaler()
         self._install_ddp()
+        self._install_warnings()
+
+    def _install_warnings(self) -> None:
+        rec = self
+        show = warnings.showwarning
+
+        def showwarning(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+            rec.warnings.append({"category": category.__name__, "message": str(message)})
+            return show(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = showwarning
 
     def _install_scaler(self) -> None:
         try:
@@ -268,7 +285,38 @@ class Recorder:
             "param_shapes": [list(p.shape) for p in self.params],
             "events": self.events,
             "final_params": [_flat(p) for p in self.params],
+            "warnings": self.warnings,
+            "scalars": self.scalars,
         }
+
+
+def _scalars(namespace: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Scalar globals: floats, and one-element tensors with what autograd graph they keep alive."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, value in namespace.items():
+        if name.startswith("__"):
+            continue
+        if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter) and value.numel() == 1:
+            fn = value.grad_fn
+            found[name] = {"type": "tensor", "grad_fn": type(fn).__name__ if fn else None, "graph": _census(fn)}
+        elif isinstance(value, float):
+            found[name] = {"type": "float", "grad_fn": None, "graph": {}}
+    return found
+
+
+def _census(fn: Any) -> dict[str, int]:
+    """How many autograd nodes of each kind are reachable from `fn`."""
+    counts: dict[str, int] = {}
+    seen: set[int] = set()
+    stack = [fn] if fn is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        counts[type(node).__name__] = counts.get(type(node).__name__, 0) + 1
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    return counts
 
 
 def main(argv: list[str]) -> int:
@@ -282,7 +330,8 @@ def main(argv: list[str]) -> int:
     sys.path[0] = os.path.dirname(script)
     status, error, code = "ok", None, 0
     try:
-        runpy.run_path(script, run_name="__main__")
+        namespace = runpy.run_path(script, run_name="__main__")
+        rec.scalars = _scalars(namespace)
     except SystemExit as exc:
         if exc.code not in (None, 0):
             status, error, code = "exit", f"SystemExit({exc.code!r})", 1

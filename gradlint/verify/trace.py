@@ -101,6 +101,8 @@ class Trace:
     steps: list[Step]
     final_params: Vector
     events: list[dict[str, Any]]
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    scalars: dict[str, dict[str, Any]] = field(default_factory=dict)  # globals left at exit
 
     @classmethod
     def load(cls, path: str | Path) -> "Trace":
@@ -166,6 +168,8 @@ class Trace:
             steps=steps,
             final_params=final,
             events=raw["events"],
+            warnings=raw.get("warnings", []),
+            scalars=raw.get("scalars", {}),
         )
 
     def clip_events(self) -> list[dict[str, Any]]:

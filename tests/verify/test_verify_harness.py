@@ -20,6 +20,10 @@ def test_fixtures_exist_for_the_founding_rules():
     assert {"GL101", "GL201", "GL202", "GL301", "GL401"} <= set(RULES)
 
 
+def test_fixtures_exist_for_the_amp_ddp_numerics_and_memory_rules():
+    assert {"GL302", "GL303", "GL304", "GL305", "GL306", "GL402", "GL501", "GL502", "GL503", "GL601"} <= set(RULES)
+
+
 def test_selection_by_code_and_family():
     available = ["GL101", "GL201", "GL202", "GL301"]
     assert select(None, available) == available
@@ -76,6 +80,42 @@ def test_measured_numbers(real_results):
     assert d["GL401"]["fixed_allreduce_rounds_per_update"] == [1, 1, 1]
 
 
+@pytest.mark.verify
+def test_measured_numbers_of_the_amp_numerics_and_memory_rules(real_results):
+    d = {code: r.details for code, r in real_results.items()}
+    assert d["GL302"]["scale"] == 65536.0 and d["GL302"]["grad_rel_error"] == 0.0
+    assert d["GL302"]["update_ratio_bad_over_fixed"] == pytest.approx(65536, rel=1e-3)
+    assert d["GL303"]["bad_steps"] == 1 and "since the last update()" in d["GL303"]["bad_error"]
+    assert d["GL304"]["bad_steps"] == 0 and d["GL304"]["fixed_steps"] == 8
+    assert d["GL305"]["update_ratio_bad_over_fixed"] == pytest.approx(1 / 65536, rel=1e-3)
+    assert d["GL306"]["max_grad_diff"] == 0.0 and d["GL306"]["bad_deprecation_warnings"]
+    assert d["GL402"]["bad_allreduce_rounds_per_update"] == [4, 4, 4]
+    assert d["GL402"]["fixed_allreduce_rounds_per_update"] == [1, 1, 1]
+    assert d["GL501"]["bad_nonfinite_steps"][0] == 1 and not d["GL501"]["fixed_nonfinite_steps"]
+    assert d["GL502"]["ratio_bad_over_fixed"] < 0.5 and d["GL503"]["ratio_bad_over_fixed"] < 0.5
+    assert d["GL601"]["bad_loss_graphs"] == d["GL601"]["backward_passes"] == 12
+    assert d["GL601"]["fixed_type"] == "float"
+
+
+@pytest.mark.verify
+def test_a_predicted_crash_is_checked_not_taken_for_a_launch_failure(tmp_path):
+    """bad.py raising is a result when the prediction expects it: it passes when the error is
+    the predicted one, and fails (as a prediction, with what was measured) when bad.py runs."""
+    pytest.importorskip("torch")
+    shutil.copytree(FIXTURES / "GL303", tmp_path / "GL303")
+    fixed303 = (FIXTURES / "GL303" / "fixed.py").read_text()
+    _case(tmp_path, "GL304", fixed303, fixed303)  # "bad" does not raise
+    table = {"GL303": PREDICTIONS["GL303"], "GL304": PREDICTIONS["GL304"]}
+    results = {
+        r.code: r
+        for r in run_verify(fixtures_root=tmp_path, predictions=table, fixer=lambda text, code: (tmp_path / code / "fixed.py").read_text())
+    }
+    assert results["GL303"].passed and results["GL303"].error is None
+    assert "raised RuntimeError" in results["GL303"].measured
+    assert not results["GL304"].passed and results["GL304"].error is None
+    assert "bad ended with status ok" in results["GL304"].measured
+
+
 def _case(root: Path, code: str, bad: str, fixed: str) -> None:
     (root / code).mkdir(parents=True)
     (root / code / "bad.py").write_text(bad)
@@ -128,5 +168,5 @@ def test_fixture_bad_fires_only_its_rule_and_fixed_is_clean(code):
 
     bad = (FIXTURES / code / "bad.py").read_text()
     fixed = (FIXTURES / code / "fixed.py").read_text()
-    assert [d.code for d in check_source(bad, path="bad.py")] == [code]
+    assert {d.code for d in check_source(bad, path="bad.py")} == {code}
     assert [d.code for d in check_source(fixed, path="fixed.py")] == []

@@ -124,3 +124,54 @@ def test_gl401_holds_and_fails():
     assert not check(bad, drifted).passed
     with pytest.raises(PredictionError):
         check(run(backward([1, 1, 1]), step([1, 1, 1])), fixed)  # one rank, no DDP
+
+
+def with_outcome(r: Run, status="ok", error=None, scalars=None) -> Run:
+    for t in r.traces:
+        t.status, t.error, t.scalars = status, error, scalars or {}
+    return r
+
+
+def test_gl303_needs_the_predicted_error_and_a_fixed_run_that_goes_further():
+    check = PREDICTIONS["GL303"].check
+    message = "RuntimeError: step() has already been called since the last update()."
+    bad = with_outcome(run(backward([1, 1, 1]), step([1, 1, 1])), "error", message)
+    fixed = run(backward([1, 1, 1]), step([1, 1, 1]), backward([1, 1, 1]), step([1, 1, 1]))
+    assert check(bad, fixed).passed
+    other = with_outcome(run(backward([1, 1, 1]), step([1, 1, 1])), "error", "RuntimeError: CUDA out of memory")
+    assert not check(other, fixed).passed
+    assert not check(bad, with_outcome(fixed, "error", message)).passed
+
+
+def test_gl302_and_gl305_compare_the_first_step_with_the_scale():
+    scaler_step = {"kind": "scaler_step", "scale": 4.0, "skipped": False}
+    through_scaler = dict(step([1, 2, 0], update=(-0.1, -0.2, 0.0)), via_scaler=True)
+    fixed = run(backward([4, 8, 0]), through_scaler, scaler_step)
+    big = run(backward([4, 8, 0]), step([4, 8, 0], update=(-0.4, -0.8, 0.0)))
+    assert PREDICTIONS["GL302"].check(big, fixed).passed
+    assert not PREDICTIONS["GL302"].check(fixed, fixed).passed
+    small = run(backward([1, 2, 0]), step([0.25, 0.5, 0], update=(-0.025, -0.05, 0.0)), scaler_step)
+    plain = run(backward([1, 2, 0]), step([1, 2, 0], update=(-0.1, -0.2, 0.0)))
+    assert PREDICTIONS["GL305"].check(small, plain).passed
+    assert not PREDICTIONS["GL305"].check(small, small).passed
+    with pytest.raises(PredictionError):  # the bad run's scale is what the prediction divides by
+        PREDICTIONS["GL305"].check(plain, plain)
+
+
+def test_gl601_counts_the_loss_graphs_the_total_keeps():
+    check = PREDICTIONS["GL601"].check
+    two_steps = (backward([1, 1, 1]), step([1, 1, 1]), backward([1, 1, 1]), step([1, 1, 1]))
+    kept = {"total": {"type": "tensor", "grad_fn": "AddBackward0", "graph": {"MseLossBackward0": 2, "AddBackward0": 2}}}
+    freed = {"total": {"type": "float", "grad_fn": None, "graph": {}}}
+    assert check(with_outcome(run(*two_steps), scalars=kept), with_outcome(run(*two_steps), scalars=freed)).passed
+    assert not check(with_outcome(run(*two_steps), scalars=kept), with_outcome(run(*two_steps), scalars=kept)).passed
+    with pytest.raises(PredictionError):
+        check(with_outcome(run(*two_steps), scalars=freed), with_outcome(run(*two_steps), scalars=freed))
+
+
+def test_gl501_wants_non_finite_bad_and_finite_fixed_gradients():
+    check = PREDICTIONS["GL501"].check
+    nan = run(backward([1, 1, 1]), step([math.nan, math.nan, 0.0]))
+    finite = run(backward([1, 1, 1]), step([1.0, -1.0, 0.0]))
+    assert check(nan, finite).passed
+    assert not check(finite, finite).passed

@@ -12,7 +12,7 @@ learning_rate = 6e-4
 
 model = GPT(GPTConfig(n_layer=12, n_head=12, n_embd=768)).cuda()
 optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, betas=(0.9, 0.95), weight_decay=0.1)
-scaler = torch.cuda.amp.GradScaler(enabled=True)
+scaler = torch.amp.GradScaler("cuda", enabled=True)
 autocast_ctx = torch.autocast(device_type="cuda", dtype=torch.float16)
 
 

@@ -1,6 +1,6 @@
 import torch
 import torch.nn as nn
-from torch.cuda.amp import GradScaler, autocast
+from torch.amp import GradScaler, autocast
 
 from yolo import YOLOv5s, ComputeLoss
 from data import coco_yolo_loader
@@ -11,13 +11,13 @@ accumulate = max(round(nbs / batch_size), 1)
 model = YOLOv5s(nc=80).cuda()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.937, nesterov=True)
 compute_loss = ComputeLoss(model)
-scaler = GradScaler()
+scaler = GradScaler("cuda")
 loader = coco_yolo_loader(batch_size=batch_size)
 
 for epoch in range(300):
     for i, (imgs, targets) in enumerate(loader):
         imgs = imgs.cuda(non_blocking=True).float() / 255
-        with autocast():
+        with autocast("cuda"):
             pred = model(imgs)
             loss, loss_items = compute_loss(pred, targets.cuda())
         scaler.scale(loss / accumulate).backward()

@@ -1,7 +1,7 @@
 import argparse
 
 import torch
-from torch.cuda.amp import GradScaler
+from torch.amp import GradScaler
 from transformers import AutoModelForQuestionAnswering
 
 from squad_data import squad_loader
@@ -17,7 +17,7 @@ def main():
 
     model = AutoModelForQuestionAnswering.from_pretrained("roberta-base").cuda()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
-    scaler = GradScaler(enabled=args.fp16)
+    scaler = GradScaler("cuda", enabled=args.fp16)
     loader = squad_loader("train", batch_size=24)
 
     for epoch in range(args.epochs):

@@ -2,7 +2,7 @@ import itertools
 
 import torch
 import torch.nn as nn
-from torch.cuda.amp import GradScaler, autocast
+from torch.amp import GradScaler, autocast
 
 from tts import Tacotron2, Tacotron2Loss
 from data import ljspeech_loader
@@ -10,14 +10,14 @@ from data import ljspeech_loader
 model = Tacotron2(n_mel_channels=80).cuda()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-6)
 criterion = Tacotron2Loss()
-scaler = GradScaler(init_scale=1024)
+scaler = GradScaler("cuda", init_scale=1024)
 batches = itertools.cycle(ljspeech_loader(batch_size=48))
 iteration, max_iters = 0, 150_000
 
 while iteration < max_iters:
     text, text_lens, mels, gates = next(batches)
     model.zero_grad()
-    with autocast():
+    with autocast("cuda"):
         outputs = model(text.cuda(), text_lens.cuda(), mels.cuda())
         loss = criterion(outputs, (mels.cuda(), gates.cuda()))
     scaler.scale(loss).backward()

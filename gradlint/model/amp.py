@@ -1,0 +1,145 @@
+"""Mixed-precision facts: whether a GradScaler is enabled, whether a backward ran on a scaled
+loss, and whether two events can run in the same iteration (`if amp:` ... `if amp:` ... `else`)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from gradlint.model.events import Event
+from gradlint.model.names import dotted
+from gradlint.model.roles import Role
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+
+MAX_DEPTH = 4
+
+
+def scaler_enabled(model: "ModuleModel", name: str | None) -> bool | None:
+    """True when every GradScaler assigned to `name` here is enabled (no `enabled=`, or one that
+    is visibly true); False when visibly disabled; None when it cannot tell (`enabled=args.amp`,
+    or a scaler handed in from elsewhere)."""
+    constructors = model.roles.constructors.get(name or "", [])
+    if not constructors:
+        return None
+    verdicts = {_enabled(model, call) for call in constructors}
+    return verdicts.pop() if len(verdicts) == 1 else None
+
+
+def _enabled(model: "ModuleModel", call: ast.Call) -> bool | None:
+    qualname = model.imports.qualname(call.func) or ""
+    position = 4 if "cuda.amp" in qualname else 5  # torch.amp's first parameter is the device
+    value = next((k.value for k in call.keywords if k.arg == "enabled"), None)
+    if value is None and len(call.args) > position:
+        value = call.args[position]
+    if value is None:
+        return None if any(k.arg is None for k in call.keywords) else True  # **kwargs: unknown
+    return _constant_truth(model, value)
+
+
+def _constant_truth(model: "ModuleModel", value: ast.expr) -> bool | None:
+    """`True`, or a module-level name every assignment of which is the same bool literal."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return value.value
+    assigned = model.scope(model.tree).assignments.get(dotted(value) or "", ())
+    values = {
+        s.value.value if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) else None
+        for s in assigned
+    }
+    return values.pop() if len(values) == 1 and isinstance(next(iter(values)), bool) else None
+
+
+def scaled_by(model: "ModuleModel", backward: Event) -> str | None:
+    """The scaler whose `scale()` the loss of a BACKWARD went through: `scaler.scale(loss)
+    .backward()`, or `loss = scaler.scale(loss)` before `loss.backward()`."""
+    if backward.scaler:
+        return backward.scaler
+    call = scale_call(model, backward)
+    return dotted(call.func.value) if call is not None else None
+
+
+def scale_call(model: "ModuleModel", backward: Event) -> ast.Call | None:
+    """The `scaler.scale(...)` call, in the code that holds the backward, its loss went through."""
+    module = backward.module or model  # a helper's module holds its code
+    node = backward.node
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        direct = _scale_call(module, node.func.value, backward.scope, node.lineno, MAX_DEPTH)
+        if direct is not None:
+            return direct
+    return _scale_call(module, backward.loss, backward.scope, node.lineno, 0)
+
+
+def visibly_unscaled(model: "ModuleModel", backward: Event) -> bool:
+    """The loss reaches backward() with no `scale()` anywhere on its way (through plain
+    assignments), and no local helper computed it (one might scale inside)."""
+    if backward.scaler or backward.loss is None:
+        return False
+    return _unscaled(backward.module or model, backward.loss, backward.scope, backward.node.lineno, 0)
+
+
+def _unscaled(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool:
+    if depth > MAX_DEPTH:
+        return False
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "scale":
+                return False
+            helper = _local_helper(model, node.func, scope)
+            if helper is not None and model.touches_gradients(helper):
+                return False
+    if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
+        value, value_scope, value_line = model.values.reaching_value(expr, scope, line)
+        if value is None and isinstance(expr, ast.Attribute):  # `outputs.loss`: what built `outputs`
+            return _unscaled(model, expr.value, scope, line, depth + 1)
+        return value is not None and _unscaled(model, value, value_scope, value_line, depth + 1)
+    return True
+
+
+def _scale_call(model: "ModuleModel", expr: ast.expr | None, scope: ast.AST, line: int, depth: int) -> ast.Call | None:
+    if expr is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr == "scale" and model.roles.of(func.value) is Role.SCALER:
+            return expr
+        return None
+    if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
+        value, value_scope, value_line = model.values.reaching_value(expr, scope, line)
+        return _scale_call(model, value, value_scope, value_line, depth + 1)
+    return None
+
+
+def _local_helper(model: "ModuleModel", func: ast.expr, scope: ast.AST) -> ast.AST | None:
+    if isinstance(func, ast.Name):
+        return model.functions.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = model.parents.enclosing_class(scope)
+        return model.methods(cls).get(func.attr) if cls else None
+    return None
+
+
+def exclusive(a: Event, b: Event) -> bool:
+    """The two never run in the same iteration: the two branches of one `if`, or of two `if`s
+    testing the same condition (`if use_amp: scaled backward` ... `if use_amp: ... else: step`)."""
+    if a.exclusive_with(b):
+        return True
+    return any(
+        _condition(x.test, x.holds) == _flipped(_condition(y.test, y.holds))
+        for x in a.guards for y in b.guards
+    )
+
+
+def _condition(test: ast.expr, holds: bool) -> tuple[str, bool]:
+    """A test normalized to (what it tests, whether it must be true): `not x` is (x, False),
+    `x is None` is (x is not None, False)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, holds = test.operand, not holds
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)):
+        negated = {ast.Is: ast.IsNot, ast.Eq: ast.NotEq}[type(test.ops[0])]()
+        test, holds = ast.Compare(test.left, [negated], test.comparators), not holds
+    return ast.dump(test), holds
+
+
+def _flipped(condition: tuple[str, bool]) -> tuple[str, bool]:
+    return condition[0], not condition[1]

@@ -1,0 +1,198 @@
+"""Where a tensor's value comes from, for rules about expressions (log of a softmax, a sigmoid fed
+to a with-logits loss, a loss summed across iterations).
+
+The origin of an expression is the torch function that computed it: called directly
+(`F.softmax(x, -1)`, `x.softmax(-1)`, `torch.sigmoid(x)`), through a variable assigned once
+before the use, or through a module object (`self.act = nn.Sigmoid()`, `nn.Softmax(dim=1)(x)`,
+the last layer of an `nn.Sequential`). Anything else has no origin: the model cannot tell.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
+
+from gradlint.model.names import dotted
+from gradlint.model.scopes import expression_roots
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+
+MAX_DEPTH = 6
+# torch.nn module classes -> the function their forward computes
+MODULE_FUNCTIONS = {"Softmax": "softmax", "Sigmoid": "sigmoid", "LogSoftmax": "log_softmax", "Softmax2d": "softmax"}
+# Tensor methods that compute a new value from their receiver (x.softmax(-1), x.log())
+TENSOR_METHODS = frozenset({"softmax", "log_softmax", "sigmoid", "log", "exp", "mean", "sum"})
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The call that computed a value. `function` is its last name (`softmax`, `sigmoid` ...);
+    `argument` the tensor it was computed from; `module` the constructor call of the nn.Module
+    object that computed it (`nn.Softmax(dim=1)`), when it was one; `direct` when the call is the
+    expression itself rather than reached through a variable."""
+
+    function: str
+    call: ast.Call
+    argument: ast.expr | None
+    module: ast.Call | None = None
+    direct: bool = True
+
+
+class Values:
+    """Origins of expressions of one module."""
+
+    def __init__(self, model: "ModuleModel"):
+        self.model = model
+
+    def origin(self, expr: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> Origin | None:
+        """What computed `expr` where it is used (`scope` is the function holding the use)."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, ast.Call):
+            return self._call_origin(expr, scope, line, depth)
+        if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
+            value, value_scope, value_line = self.reaching_value(expr, scope, line)
+            if value is None:
+                return None
+            found = self.origin(value, value_scope, value_line, depth + 1)
+            return Origin(found.function, found.call, found.argument, found.module, False) if found else None
+        return None
+
+    def reaching_value(self, expr: ast.expr, scope: ast.AST, line: int) -> tuple[ast.expr | None, ast.AST, int]:
+        """The value of the one plain assignment of `expr` that reaches `line`: the last one before
+        it in the function, else the only one in the class's methods (`self.x`) or the module."""
+        name = dotted(expr)
+        earlier = self.model.scope(scope).before(name, line)
+        if earlier:
+            return (_plain_value(earlier[-1], name), scope, earlier[-1].lineno)
+        if name.startswith("self."):
+            cls = self.model.parents.enclosing_class(scope)
+            found = [
+                (stmt, method) for method in (self.model.methods(cls).values() if cls else ())
+                for stmt in self.model.scope(method).assignments.get(name, ())
+            ]
+            if len(found) == 1:
+                stmt, method = found[0]
+                return _plain_value(stmt, name), method, stmt.lineno
+            return None, scope, line
+        module_level = self.model.scope(self.model.tree).assignments.get(name, ())
+        if len(module_level) == 1 and scope is not self.model.tree:
+            return _plain_value(module_level[0], name), self.model.tree, module_level[0].lineno
+        return None, scope, line
+
+    def _call_origin(self, call: ast.Call, scope: ast.AST, line: int, depth: int) -> Origin | None:
+        func = call.func
+        qualname = self.model.imports.qualname(func) or ""
+        head = (dotted(func) or "").split(".")[0]
+        if qualname.startswith("torch.") and head in self.model.imports.aliases:
+            last = qualname.rsplit(".", 1)[-1]
+            if last in MODULE_FUNCTIONS:
+                return None  # the constructor itself: its result is a module, not a tensor
+            return Origin(last, call, _first_argument(call))
+        module = self.module_object(func, scope, line, depth)
+        if module is not None:
+            function = _module_function(self.model, module)
+            if function is None:
+                return None
+            # the input of an nn.Sequential is not what its last layer was applied to
+            argument = None if _is_sequential(self.model, module) else _first_argument(call)
+            return Origin(function, call, argument, module)
+        if isinstance(func, ast.Attribute) and func.attr in TENSOR_METHODS and head not in self.model.imports.aliases:
+            return Origin(func.attr, call, func.value)
+        return None
+
+    def module_object(self, func: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> ast.Call | None:
+        """The constructor call of the nn.Module object `func` names (or is)."""
+        if isinstance(func, ast.Call):
+            return func
+        if depth > MAX_DEPTH or not isinstance(func, (ast.Name, ast.Attribute)) or not dotted(func):
+            return None
+        value, value_scope, value_line = self.reaching_value(func, scope, line)
+        if isinstance(value, ast.Call):
+            return value
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            return self.module_object(value, value_scope, value_line, depth + 1)
+        return None
+
+
+    def unchanged(self, expr: ast.expr, scope: ast.AST, after: int, before: int) -> bool:
+        """No name `expr` reads is assigned on lines after..before (a value computed from `expr`
+        at line `after` can be recomputed at line `before`)."""
+        table = self.model.scope(scope).assignments
+        names = {dotted(n) for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+        return all(not (after < s.lineno <= before) for name in names for s in table.get(name, ()))
+
+
+def _module_function(model: "ModuleModel", constructor: ast.Call) -> str | None:
+    """`softmax` for `nn.Softmax(dim=1)`, and for an `nn.Sequential(...)` whose last layer is one."""
+    qualname = model.imports.qualname(constructor.func) or ""
+    if not qualname.startswith("torch.nn."):
+        return None
+    last = qualname.rsplit(".", 1)[-1]
+    if last == "Sequential" and constructor.args and isinstance(constructor.args[-1], ast.Call):
+        return _module_function(model, constructor.args[-1])
+    return MODULE_FUNCTIONS.get(last)
+
+
+def _is_sequential(model: "ModuleModel", constructor: ast.Call) -> bool:
+    return (model.imports.qualname(constructor.func) or "").endswith(".Sequential")
+
+
+def _plain_value(stmt: ast.stmt, name: str) -> ast.expr | None:
+    """The value of `name = value` (one target); None for tuple targets, `+=`, loops ..."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and dotted(stmt.targets[0]) == name:
+        return stmt.value
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return stmt.value
+    return None
+
+
+def _first_argument(call: ast.Call) -> ast.expr | None:
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "input"), None)
+
+
+def keyword(call: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+    """The argument `name` of a call, by keyword or at `position`."""
+    found = next((k.value for k in call.keywords if k.arg == name), None)
+    if found is None and position is not None and len(call.args) > position:
+        found = call.args[position]
+    return found
+
+
+# -- expressions on the lines that mention a word ------------------------------------------------
+
+def nodes_on_lines(model: "ModuleModel", words: tuple[str, ...]) -> list[tuple[ast.stmt, ast.AST]]:
+    """(statement, node) for every expression node of the statements whose own lines mention one
+    of `words`, in source order. The model walks statements only; expression rules ask here, so
+    only the few statements that can matter are walked."""
+
+    def compute() -> list[tuple[ast.stmt, ast.AST]]:
+        pattern = re.compile("|".join(map(re.escape, words)))
+        lines = {model.line_at(m.start()) for m in pattern.finditer(model.text)}
+        found = []
+        for stmt in model.statements:
+            roots = _own_parts(stmt)
+            first = min((getattr(r, "lineno", stmt.lineno) for r in roots), default=stmt.lineno)
+            last = max((getattr(r, "end_lineno", stmt.lineno) or stmt.lineno for r in roots), default=stmt.lineno)
+            if roots and any(n in lines for n in range(first, last + 1)):
+                found.extend((stmt, node) for root in roots for node in ast.walk(root))
+        found.sort(key=lambda pair: (getattr(pair[1], "lineno", 0), getattr(pair[1], "col_offset", 0)))
+        return found
+
+    return model.memo(("nodes_on_lines", words), compute)
+
+
+def _own_parts(stmt: ast.stmt) -> list[ast.AST]:
+    """What a statement evaluates itself (its decorators too), not its nested blocks."""
+    return [*getattr(stmt, "decorator_list", ()), *expression_roots(stmt)]
+
+
+def iter_calls(model: "ModuleModel", words: tuple[str, ...]) -> Iterator[tuple[ast.stmt, ast.Call]]:
+    for stmt, node in nodes_on_lines(model, words):
+        if isinstance(node, ast.Call):
+            yield stmt, node

@@ -1,0 +1,163 @@
+"""GL306: the deprecated torch.cuda.amp API (autocast, GradScaler)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from gradlint.fixplan import FixPlan, Position, ReplaceExpression
+from gradlint.model import ModuleModel
+from gradlint.model.names import dotted
+from gradlint.model.values import iter_calls, nodes_on_lines
+from gradlint.rules.base import Finding, Rule
+
+DEPRECATED = "torch.cuda.amp"
+REPLACEMENTS = {"autocast": "torch.autocast", "GradScaler": "torch.amp.GradScaler"}
+# cuda.amp.autocast(enabled, dtype, cache_enabled) vs torch.autocast(device_type, dtype, enabled, ...):
+# positional arguments would change meaning, so only keyword calls of autocast are rewritten.
+KEYWORDS_ONLY = {"autocast"}
+FALLBACK_WORDS = ("version", "hasattr")
+
+
+class DeprecatedCudaAmp(Rule):
+    code = "GL306"
+    fix_applicability = "safe"
+    name = "deprecated-cuda-amp"
+    summary = "torch.cuda.amp.autocast / GradScaler: deprecated, use torch.autocast and torch.amp.GradScaler"
+    triggers = ("cuda.amp", "torch.cuda import amp")
+    trigger_pattern = None
+    severity = "warning"
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        for stmt, call in iter_calls(model, tuple(REPLACEMENTS)):
+            qualname = model.imports.qualname(call.func) or ""
+            module, _, function = qualname.rpartition(".")
+            if module != DEPRECATED or function not in REPLACEMENTS or _fallback(model, stmt, call):
+                continue
+            message = (
+                f"`{model.source(call.func)}` is the deprecated torch.cuda.amp API (a FutureWarning "
+                f"since torch 2.4): use `{REPLACEMENTS[function]}(\"cuda\", ...)`, which does the same"
+            )
+            yield Finding(self.code, model.span(call), message, _fix(model, call, function))
+
+
+def _fallback(model: ModuleModel, stmt: ast.stmt, call: ast.Call) -> bool:
+    """Kept on purpose for old torch versions: under a version or `hasattr(torch.amp, ...)` test,
+    in an `except` branch, or imported that way (`try: from torch.amp import ... except ...`)."""
+    if _under_fallback(model, stmt) or any(isinstance(n, ast.IfExp) and _mentions_fallback(n.test) for n in ast.walk(stmt)):
+        return True
+    head = (dotted(call.func) or "").split(".")[0]
+    if not model.imports.aliases.get(head, "").startswith("torch.cuda"):
+        return False
+    imports = _imports_of(model, head)
+    return len(imports) > 1 or any(_under_fallback(model, i) for i in imports)
+
+
+def _under_fallback(model: ModuleModel, stmt: ast.stmt) -> bool:
+    for node in model.parents.chain(stmt):
+        parent = model.parents.parent.get(node)
+        if isinstance(parent, ast.If) and _mentions_fallback(parent.test):
+            return True
+        if isinstance(parent, ast.Try) and any(node in h.body for h in parent.handlers):
+            return True
+    return False
+
+
+def _mentions_fallback(test: ast.expr) -> bool:
+    for node in ast.walk(test):
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+        if any(word in name.lower() for word in FALLBACK_WORDS):
+            return True
+    return False
+
+
+def _imports_of(model: ModuleModel, local: str) -> list[ast.stmt]:
+    """The import statements that bind `local`."""
+    found = []
+    for stmt in model.statements:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".")[0]) == local for a in stmt.names):
+                found.append(stmt)
+    return found
+
+
+def _fix(model: ModuleModel, call: ast.Call, function: str) -> FixPlan | None:
+    func = call.func
+    if isinstance(func, ast.Attribute) and model.imports.qualname(func.value) == DEPRECATED and isinstance(func.value, ast.Attribute):
+        # torch.cuda.amp.autocast(...) -> torch.autocast("cuda", ...): the call alone changes
+        root = model.source(func.value.value.value)  # `torch` as the module spells it
+        new_func = f"{root}.autocast" if function == "autocast" else f"{root}.amp.GradScaler"
+        replaced = _with_device(model, call, function, new_func)
+        return FixPlan(f"Use `{REPLACEMENTS[function]}(\"cuda\", ...)`", tuple(replaced)) if replaced else None
+    # `amp.autocast()` (amp imported from torch.cuda) or `autocast()` (imported from torch.cuda.amp):
+    # rewrite the import and every call through it together, so the module stays consistent.
+    local = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else getattr(func, "id", None)
+    imports = _imports_of(model, local) if local else []
+    if len(imports) != 1:
+        return None
+    module_edit = _module_edit(model, imports[0])
+    # every name the import binds changes meaning with it
+    per_name = [_calls_through(model, a.asname or a.name) for a in imports[0].names]
+    if module_edit is None or any(c is None for c in per_name):
+        return None
+    calls = [pair for calls in per_name for pair in calls]
+    edits = [_with_device(model, c, f, model.source(c.func)) for c, f in calls]
+    if any(e is None for e in edits):
+        return None
+    return FixPlan("Import from torch.amp and pass \"cuda\"", (module_edit, *(e for group in edits for e in group)))
+
+
+def _with_device(model: ModuleModel, call: ast.Call, function: str, new_func: str) -> list[ReplaceExpression] | None:
+    """The edits that make `call` a call of `new_func` with "cuda" first; None when it cannot be
+    done. A call spanning lines keeps its arguments (libcst reprints nested multi-line nodes
+    differently): only a GradScaler, whose device defaults to "cuda", is rewritten then."""
+    if function in KEYWORDS_ONLY and call.args:
+        return None
+    func_text = model.source(call.func)
+    if call.lineno != call.end_lineno:
+        if function != "GradScaler":
+            return None
+        return [] if func_text == new_func else [ReplaceExpression(model.position(call.func), func_text, new_func)]
+    text = model.source(call)
+    rest = text[len(func_text):]
+    if not text.startswith(func_text) or not rest.startswith("(") or not rest.endswith(")"):
+        return None
+    inner = rest[1:-1]
+    arguments = f'"cuda", {inner.lstrip()}' if inner.strip() else '"cuda"'
+    return [ReplaceExpression(model.position(call), text, f"{new_func}({arguments})")]
+
+
+def _module_edit(model: ModuleModel, stmt: ast.stmt) -> ReplaceExpression | None:
+    """`torch.cuda.amp` -> `torch.amp` (or `torch.cuda` -> `torch` in `from torch.cuda import amp`)
+    in the import statement, when it imports nothing else."""
+    if isinstance(stmt, ast.Import) and len(stmt.names) == 1 and stmt.names[0].name == DEPRECATED:
+        alias = stmt.names[0]
+        return ReplaceExpression(Position(alias.lineno, model.column(alias.lineno, alias.col_offset)), DEPRECATED, "torch.amp")
+    if not isinstance(stmt, ast.ImportFrom):
+        return None
+    names = {a.name for a in stmt.names}
+    if stmt.module == DEPRECATED and names <= set(REPLACEMENTS):
+        old, new = DEPRECATED, "torch.amp"
+    elif stmt.module == "torch.cuda" and names == {"amp"}:
+        old, new = "torch.cuda", "torch"
+    else:
+        return None
+    first_line = model.lines[stmt.lineno - 1]
+    column = first_line.find(old, stmt.col_offset + len("from"))
+    if column < 0:
+        return None
+    return ReplaceExpression(Position(stmt.lineno, model.column(stmt.lineno, column)), old, new)
+
+
+def _calls_through(model: ModuleModel, local: str) -> list[tuple[ast.Call, str]] | None:
+    """Every use of `local` as (call, function), or None when some use is not a call of
+    autocast/GradScaler (then the import cannot simply change)."""
+    uses = [n for _, n in nodes_on_lines(model, (local,)) if isinstance(n, ast.Name) and n.id == local]
+    calls = []
+    for _, call in iter_calls(model, (local,)):
+        qualname = model.imports.qualname(call.func) or ""
+        module, _, function = qualname.rpartition(".")
+        through = call.func if isinstance(call.func, ast.Name) else getattr(call.func, "value", None)
+        if module == DEPRECATED and function in REPLACEMENTS and isinstance(through, ast.Name) and through.id == local:
+            calls.append((call, function))
+    return calls if len(calls) == len(uses) else None

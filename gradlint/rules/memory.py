@@ -1,0 +1,110 @@
+"""GL6xx: training code that keeps memory alive it does not need."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from gradlint.fixplan import FixPlan, ReplaceExpression
+from gradlint.model import Kind, ModuleModel
+from gradlint.model.names import dotted
+from gradlint.model.values import iter_calls, nodes_on_lines
+from gradlint.rules.base import Finding, Rule
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+SIZE_CALLS = frozenset({"size", "len", "numel"})
+
+
+class LossKeptWithGraph(Rule):
+    code = "GL601"
+    fix_applicability = "safe"
+    name = "loss-kept-with-graph"
+    summary = "a running total of the loss tensor keeps every iteration's autograd graph alive"
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        seen = set()
+        for loop in model.loops:
+            if not isinstance(loop.node, LOOPS):
+                continue
+            losses = {dotted(b.loss) for b in loop.of(Kind.BACKWARD) if b.loss is not None} - {None}
+            for stmt, total, loss in _running_sums(loop.node, losses):
+                if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, stmt, total):
+                    continue
+                seen.add(id(stmt))
+                name = dotted(loss)
+                keep = "detach()" if _used_as_tensor(model, total) else "item()"
+                message = (
+                    f"`{model.source(stmt)}` adds the loss tensor with its autograd graph: `{total}` "
+                    f"keeps every iteration's graph (and the activations it saved) alive, and memory "
+                    f"grows with each step; accumulate `{name}.{keep}`"
+                )
+                fix = FixPlan(
+                    f"Accumulate `{name}.{keep}`",
+                    (ReplaceExpression(model.position(loss), model.source(loss), f"{model.source(loss)}.{keep}"),),
+                )
+                yield Finding(self.code, model.span(stmt), message, fix)
+
+
+def _running_sums(loop: ast.stmt, losses: set[str]):
+    """(statement, total, loss node) for `total += loss` and `total = total + loss` in the loop,
+    where `loss` is (a size-weighted) tensor that backward() ran on."""
+    for stmt in ast.walk(loop):
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
+            total, value = dotted(stmt.target), stmt.value
+        elif (
+            isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.BinOp)
+            and isinstance(stmt.value.op, ast.Add) and dotted(stmt.value.left) == dotted(stmt.targets[0])
+        ):
+            total, value = dotted(stmt.targets[0]), stmt.value.right
+        else:
+            continue
+        loss = _loss_term(value, losses)
+        if total and loss is not None and total not in losses:
+            yield stmt, total, loss
+
+
+def _loss_term(value: ast.expr, losses: set[str]) -> ast.expr | None:
+    if dotted(value) in losses:
+        return value
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)):
+        for term, other in ((value.left, value.right), (value.right, value.left)):
+            if dotted(term) in losses and _plain_number(other):
+                return term
+    return None
+
+
+def _plain_number(expr: ast.expr) -> bool:
+    """A batch size or constant: `x.size(0)`, `len(x)`, `bs`, `2`."""
+    if isinstance(expr, ast.Call):
+        name = expr.func.attr if isinstance(expr.func, ast.Attribute) else getattr(expr.func, "id", "")
+        return name in SIZE_CALLS
+    return isinstance(expr, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _backpropagated(model: ModuleModel, total: str) -> bool:
+    """`total.backward()` (or a backward of anything computed from it) somewhere in the module."""
+    return any(
+        isinstance(call.func, ast.Attribute) and call.func.attr == "backward"
+        and any(dotted(n) == total for n in ast.walk(call))
+        for _, call in iter_calls(model, ("backward",))
+    )
+
+
+def _reset_each_iteration(model: ModuleModel, stmt: ast.stmt, total: str) -> bool:
+    """`total = 0` earlier in the same block: the sum lives one iteration only."""
+    block = model.parents.block.get(stmt, [])
+    before = block[: block.index(stmt)] if stmt in block else []
+    return any(isinstance(s, ast.Assign) and any(dotted(t) == total for t in s.targets) for s in before)
+
+
+def _used_as_tensor(model: ModuleModel, total: str) -> bool:
+    """`total.item()`, `total.cpu()`, `dist.all_reduce(total)`: a float would not do."""
+    last = total.rsplit(".", 1)[-1]
+    for _, node in nodes_on_lines(model, (last,)):
+        if isinstance(node, ast.Attribute) and dotted(node.value) == total:
+            return True
+        if isinstance(node, ast.Call) and any(dotted(a) == total for a in node.args):
+            name = node.func.id if isinstance(node.func, ast.Name) else ""
+            if name not in ("print", "float", "str", "round", "int", "format"):
+                return True
+    return False

@@ -1,0 +1,140 @@
+"""GL402: `no_sync()` around backward() alone, which DDP ignores."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from gradlint.fixplan import FixPlan, MoveStatement
+from gradlint.model import ModuleModel
+from gradlint.model.callees import CallContext, callers, resolve_callee
+from gradlint.model.names import dotted
+from gradlint.model.values import nodes_on_lines
+from gradlint.rules.base import Finding, Rule
+from gradlint.rules.shared import contains
+
+# Calls a with-body may make without running the model: backward and arithmetic on the loss.
+INERT_METHODS = frozenset({"backward", "scale", "mean", "sum", "item", "detach", "float", "div", "mul", "div_", "mul_"})
+INERT_FUNCTIONS = frozenset({"print", "len", "float"})
+INSPECTING = frozenset({"hasattr", "getattr", "isinstance", "setattr", "print", "type", "id", "len"})
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+# Statements that must not move into the context with the forward.
+STEPPING = frozenset({"step", "zero_grad", "unscale_", "update", "clip_grad_norm_", "clip_grad_value_"})
+
+
+class NoSyncWithoutForward(Rule):
+    code = "GL402"
+    fix_applicability = "safe"
+    name = "no-sync-without-forward"
+    summary = "`with model.no_sync():` wraps only backward(); the DDP forward runs outside it"
+    triggers = ("no_sync",)
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        for with_stmt, context, ddp in _no_sync_contexts(model):
+            if not _only_backward(with_stmt, ddp):
+                continue
+            scope = model.parents.scope_of(with_stmt)
+            forward = _forward_before(model, scope, with_stmt.lineno, ddp)
+            if forward is None and _enclosing_loop(model, scope, with_stmt.lineno) is None:
+                # a per-micro-batch helper: the forward ran in its caller, before the call
+                forward = next(
+                    (f for call, ctx in callers(model, scope) if ctx.module is model
+                     for f in [_forward_before(model, ctx.scope, call.lineno, ddp)] if f is not None),
+                    None,
+                )
+            if forward is None:
+                continue
+            message = (
+                f"`with {model.source(context)}:` wraps the backward but not the forward "
+                f"(`{model.source(forward)}`): DDP decides in the forward whether the backward "
+                f"all-reduces, so gradients are still synchronised on every micro-batch; run the "
+                f"forward inside the context too"
+            )
+            yield Finding(self.code, model.span(context), message, _fix(model, forward, with_stmt))
+
+
+def _no_sync_contexts(model: ModuleModel):
+    """(with statement, context expression, DDP model) for `with model.no_sync():`, also through
+    `ctx = model.no_sync() if ... else nullcontext()`."""
+    for stmt, context in nodes_on_lines(model, ("no_sync", "with ")):
+        if not isinstance(stmt, (ast.With, ast.AsyncWith)) or all(i.context_expr is not context for i in stmt.items):
+            continue
+        value = context
+        if isinstance(context, ast.Name):
+            value, _, _ = model.values.reaching_value(context, model.parents.scope_of(stmt), stmt.lineno)
+        owner = next(
+            (dotted(n.func.value) for n in ast.walk(value) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and n.func.attr == "no_sync"),
+            None,
+        ) if value is not None else None
+        if owner:
+            yield stmt, context, owner
+
+
+def _only_backward(with_stmt: ast.stmt, ddp: str) -> bool:
+    """The body runs a backward and calls nothing that could run the model."""
+    calls = [n for stmt in with_stmt.body for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+    for call in calls:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in INERT_METHODS and dotted(func.value) != ddp:
+            continue
+        if isinstance(func, ast.Name) and func.id in INERT_FUNCTIONS:
+            continue
+        return False
+    return any(isinstance(c.func, ast.Attribute) and c.func.attr == "backward" for c in calls)
+
+
+def _enclosing_loop(model: ModuleModel, scope: ast.AST, line: int) -> ast.stmt | None:
+    loops = [
+        s for s in model.statements
+        if isinstance(s, LOOPS) and s.lineno < line <= s.end_lineno and model.parents.scope_of(s) is scope
+    ]
+    return max(loops, key=lambda s: s.lineno, default=None)
+
+
+def _forward_before(model: ModuleModel, scope: ast.AST, line: int, ddp: str) -> ast.Call | None:
+    """The last call before `line`, in the innermost loop around it (else in the function), that
+    runs the DDP model: `ddp(x)`, `ddp.forward(x)`, a call given `ddp`, or a helper that calls it."""
+    region = _enclosing_loop(model, scope, line) or scope
+    body = region.body if hasattr(region, "body") else []
+    calls = sorted(
+        (n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Call) and n.lineno < line),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    context = CallContext(model, scope, model.parents.enclosing_class(scope))
+    for call in reversed(calls):
+        if _runs(call, ddp):
+            return call
+        callee = resolve_callee(model, call, context)
+        if callee is not None and callee.module is model and any(
+            isinstance(n, ast.Call) and _runs(n, ddp) for n in ast.walk(callee.function)
+        ):
+            return call
+    return None
+
+
+def _runs(call: ast.Call, ddp: str) -> bool:
+    if dotted(call.func) in (ddp, f"{ddp}.forward"):
+        return True
+    inspects = isinstance(call.func, ast.Name) and call.func.id in INSPECTING
+    return not inspects and any(dotted(a) == ddp for a in call.args)
+
+
+def _fix(model: ModuleModel, forward: ast.Call, with_stmt: ast.stmt) -> FixPlan | None:
+    """Move the statements from the forward to the `with` into its body, when they share a block
+    and no step, clip or zero_grad would move with them."""
+    block = model.parents.block.get(with_stmt) or []
+    first = next((s for s in block if contains(s, forward)), None)
+    if first is None or block.index(first) > block.index(with_stmt):
+        return None
+    moved = block[block.index(first) : block.index(with_stmt)]
+    if any(
+        isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in STEPPING
+        for s in moved for n in ast.walk(s)
+    ):
+        return None
+    anchor = model.position(with_stmt.body[0])
+    return FixPlan(
+        "Move the forward into the no_sync context",
+        tuple(MoveStatement(model.position(s), anchor, "before") for s in moved),
+    )
