@@ -119,6 +119,17 @@ def make_module(lines: int, dense: bool = False) -> str:
     return "".join(parts)
 
 
+def replace_line(client: LanguageClient, uri: str, version: int, line: int, text: str) -> None:
+    """Send the edit a keystroke makes: line `line` (0-based) replaced by `text`."""
+    where = types.Range(types.Position(line, 0), types.Position(line + 1, 0))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(range=where, text=text)],
+        )
+    )
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=2000)
@@ -169,17 +180,7 @@ async def main() -> None:
     for run in range(args.runs):
         lines[target] = f"    history = []  # edit {run}\n"
         start = time.perf_counter()
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=run + 2),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(types.Position(target, 0), types.Position(target + 1, 0)),
-                        text=lines[target],
-                    )
-                ],
-            )
-        )
+        replace_line(client, uri, run + 2, target, lines[target])
         received, params = await published.get()
         assert params.version == run + 2, params.version
         timings.append((received - start) * 1000)
@@ -246,16 +247,7 @@ async def pull_latency(text: str, folder: Path, runs: int) -> None:
     for run in range(runs):
         lines[target] = f"    history = []  # pulled edit {run}\n"
         start = time.perf_counter()
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=run + 2),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(types.Position(target, 0), types.Position(target + 1, 0)), text=lines[target]
-                    )
-                ],
-            )
-        )
+        replace_line(client, uri, run + 2, target, lines[target])
         report = await pull(report.result_id)
         assert report.kind == "full", report
         timings.append((time.perf_counter() - start) * 1000)

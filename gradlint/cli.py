@@ -16,7 +16,7 @@ from gradlint import __version__
 from gradlint.config import ConfigError, ConfigResolver
 from gradlint.diagnostics import FileResult
 from gradlint.discovery import discover
-from gradlint.report import FORMATS, location, render
+from gradlint.report import FORMATS, WITH_EDITS, location, render
 from gradlint.runner import Task, run
 
 
@@ -29,28 +29,25 @@ def _color() -> bool:
 
 
 def _tasks(paths, stdin_filename, select, ignore, fix=False, write=True, unsafe=False, extend_select=(),
-           force_exclude=False, add_noqa=False):
+           force_exclude=False, add_noqa=False, edits=False):
     """What to run: every file with the configuration nearest to it. A broken pyproject.toml
     is an error for the files under it (their results say so), not for the run."""
     try:
-        try:
-            resolver = ConfigResolver(_split(select) or None, _split(ignore), _split(extend_select))
-        except ConfigError as error:
-            raise click.UsageError(str(error)) from None
-        stdin_filename = _stdin_name(paths, stdin_filename)
-        if stdin_filename:
-            config = resolver.for_path(Path(stdin_filename).parent)
-            if force_exclude and config.excluded(stdin_filename):
-                config = replace(config, select=(), extend_select=())  # excluded: nothing to report
-            return [Task(stdin_filename, config, fix=fix, write=False, unsafe=unsafe, data=sys.stdin.buffer.read())]
-        return [
-            item if not isinstance(item, str)
-            else Task(item, resolver.for_path(item), fix=fix, write=write, unsafe=unsafe, add_noqa=add_noqa)
-            for item in discover(paths or (".",), resolver.for_path, force_exclude=force_exclude)
-        ]
+        resolver = ConfigResolver(_split(select) or None, _split(ignore), _split(extend_select))
     except ConfigError as error:
-        click.echo(f"gradlint: error: {error}", err=True)
-        sys.exit(2)
+        raise click.UsageError(str(error)) from None
+    options = dict(fix=fix, unsafe=unsafe, edits=edits)
+    stdin_filename = _stdin_name(paths, stdin_filename)
+    if stdin_filename:
+        config = resolver.for_path(Path(stdin_filename).parent)
+        if force_exclude and config.excluded(stdin_filename):
+            config = replace(config, select=(), extend_select=())  # excluded: nothing to report
+        return [Task(stdin_filename, config, write=False, data=sys.stdin.buffer.read(), **options)]
+    return [
+        item if not isinstance(item, str)
+        else Task(item, resolver.for_path(item), write=write, add_noqa=add_noqa, **options)
+        for item in discover(paths or (".",), resolver.for_path, force_exclude=force_exclude)
+    ]
 
 
 def _stdin_name(paths: tuple[str, ...], stdin_filename: str | None) -> str | None:
@@ -146,7 +143,7 @@ def check(paths, select, extend_select, ignore, stdin_filename, force_exclude, q
     if add_noqa and _stdin_name(paths, stdin_filename):
         raise click.UsageError("--add-noqa changes files; it cannot read stdin")
     tasks = _tasks(paths, stdin_filename, select, ignore, extend_select=extend_select, force_exclude=force_exclude,
-                   add_noqa=add_noqa)
+                   add_noqa=add_noqa, edits=fmt in WITH_EDITS and not statistics)
     if show_files or show_settings:
         from gradlint.show import files_listing, settings
 

@@ -15,7 +15,8 @@ from typing import Sequence
 
 from gradlint.diagnostics import Diagnostic, Span
 from gradlint.fixplan import FixPolicy
-from gradlint.linter import find, to_diagnostic
+from gradlint.fixcheck import feasible
+from gradlint.linter import find, parse, to_diagnostic
 from gradlint.rules import Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError, load_document
 from gradlint.sources.python import PythonDocument
@@ -57,11 +58,26 @@ def fixed_text(doc: Document, finding: Finding) -> str:
     return new_text
 
 
-def diagnose(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPolicy()) -> list[Diagnostic]:
-    """The document's diagnostics, each fix with its edits computed now (`[*]` and every report
-    need them); a fix that cannot be made, or that the configuration leaves out, is not
-    offered."""
-    return [_with_edits(doc, rule, finding, policy) for rule, finding in find(doc, rules)]
+def diagnose(
+    doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPolicy(), edits: bool = False
+) -> list[Diagnostic]:
+    """The document's diagnostics. A fix that cannot be made, or that the configuration leaves
+    out, is not offered. With `edits` each fix carries its edits (libcst: for the formats that
+    report them); without, whether it can be made is answered from the ast (`fixcheck`)."""
+    pairs = find(doc, rules)
+    if edits:
+        return [_with_edits(doc, rule, finding, policy) for rule, finding in pairs]
+    tree = None
+    diagnostics = []
+    for rule, finding in pairs:
+        diagnostic = to_diagnostic(doc, rule, finding)
+        if finding.fix is not None:
+            if tree is None:
+                tree = parse(doc)
+            if not policy.allows(finding.code) or not feasible(tree, doc.text, finding.fix):
+                diagnostic = replace(diagnostic, fix=None)
+        diagnostics.append(diagnostic)
+    return diagnostics
 
 
 def _with_edits(doc: Document, rule: Rule, finding: Finding, policy: FixPolicy) -> Diagnostic:
@@ -116,7 +132,7 @@ def fix_document(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPo
         failed.clear()  # the text changed: what failed before is tried again
         pairs = find(scratch, rules)
     outcome.text, outcome.fixed = scratch.text, fixed
-    outcome.remaining = [to_diagnostic(scratch, rule, finding) for rule, finding in pairs]
+    outcome.remaining = [_remaining(scratch, rule, finding, policy, failed) for rule, finding in pairs]
     outcome.failures = [
         f"{_where(scratch, rule, finding)}: {finding.code} not fixed: {failed[(finding.code, finding.span)]}"
         for rule, finding in pairs
@@ -125,6 +141,14 @@ def fix_document(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPo
     if outcome.incomplete:
         outcome.failures.append(f"{doc.path}: stopped after {len(fixed)} fixes; run `gradlint fix` again")
     return outcome
+
+
+def _remaining(doc: Document, rule: Rule, finding: Finding, policy: FixPolicy, failed) -> Diagnostic:
+    """A finding left after fixing; it offers no fix when its fix failed or is not allowed."""
+    diagnostic = to_diagnostic(doc, rule, finding)
+    if (finding.code, finding.span) in failed or not policy.allows(finding.code):
+        return replace(diagnostic, fix=None)
+    return diagnostic
 
 
 def fix_source(

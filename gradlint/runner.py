@@ -24,6 +24,7 @@ class Task:
     fix: bool = False
     write: bool = True  # False: compute the diff only (`fix --diff`, stdin)
     unsafe: bool = False  # apply unsafe fixes too (`fix --unsafe-fixes`)
+    edits: bool = False  # compute each fix's edits (for the formats that report them)
     data: bytes | None = None  # stdin contents
     add_noqa: bool = False  # `check --add-noqa`: suppress every finding in the file instead
 
@@ -59,7 +60,7 @@ def process(task: Task) -> FileResult:
         from gradlint.fixer import diagnose, fix_document
 
         if not task.fix:
-            result.diagnostics = diagnose(document, rules, policy)
+            result.diagnostics = diagnose(document, rules, policy, edits=task.edits)
             return result
         outcome = fix_document(document, rules, policy)
         result.diagnostics, result.fixed, result.fix_failures = outcome.remaining, outcome.fixed, outcome.failures

@@ -53,7 +53,7 @@ def _apply_in_region(text: str, operations: list) -> str:
     first, last = _region(text, [p.line for op in operations for p in _positions(op)])
     chunk = "".join(lines[first - 1 : last])
     shifted = [replace(op, **{name: Position(p.line - first + 1, p.column) for name, p in _named_positions(op)}) for op in operations]
-    return "".join(lines[: first - 1]) + _transform(chunk, shifted) + "".join(lines[last:])
+    return "".join(lines[: first - 1]) + _transform(chunk, shifted, first - 1) + "".join(lines[last:])
 
 
 def _replace_text(text: str, operation: ReplaceText) -> str:
@@ -88,12 +88,13 @@ def _region(text: str, lines: list[int]) -> tuple[int, int]:
     return 1, len(split_lines(text, keepends=True))
 
 
-def _transform(text: str, operations: list) -> str:
+def _transform(text: str, operations: list, offset: int = 0) -> str:
+    """Carry out `operations` on `text`, the module's lines after the first `offset`."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)  # tree is ours
     except cst.ParserSyntaxError as error:
         raise FixError(f"libcst cannot parse the code: {error.message}") from None
-    index = _Index(wrapper)
+    index = _Index(wrapper, offset)
     transformer = _Transformer()
     for operation in operations:
         match operation:
@@ -136,8 +137,8 @@ def _ensure_import(text: str, module: str) -> str:
 class _Index:
     """Nodes of the tree by the start position that ast reports for them."""
 
-    def __init__(self, wrapper: MetadataWrapper):
-        self.module = wrapper.module
+    def __init__(self, wrapper: MetadataWrapper, offset: int = 0):
+        self.module, self.offset = wrapper.module, offset  # offset: lines before the region
         self.statements: dict[tuple[int, int], cst.CSTNode] = {}
         self.expressions: dict[tuple[int, int], list[cst.CSTNode]] = {}
         for node, where in wrapper.resolve(PositionProvider).items():
@@ -150,16 +151,16 @@ class _Index:
     def statement(self, position: Position) -> cst.CSTNode:
         node = self.statements.get((position.line, position.column))
         if node is None:
-            raise FixError(f"no statement starts at line {position.line}, column {position.column + 1}")
+            raise FixError(f"no statement starts at line {position.line + self.offset}, column {position.column + 1}")
         if isinstance(node, cst.SimpleStatementLine) and len(node.body) > 1:
-            raise FixError(f"line {position.line} holds several statements")
+            raise FixError(f"line {position.line + self.offset} holds several statements")
         return node
 
     def expression(self, position: Position, original: str) -> cst.CSTNode:
         for node in self.expressions.get((position.line, position.column), ()):
             if self.module.code_for_node(node) == original:
                 return node
-        raise FixError(f"no expression `{original}` at line {position.line}")
+        raise FixError(f"no expression `{original}` at line {position.line + self.offset}")
 
 
 class _Transformer(cst.CSTTransformer):

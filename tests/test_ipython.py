@@ -73,10 +73,15 @@ def run(shell, cell: str, capsys) -> tuple[bool, str]:
     return result.success, out.out + out.err
 
 
-def test_buggy_cell_warns_once_and_still_runs(shell, capsys):
+def start(shell, capsys) -> None:
+    """Load the extension and run the set-up cell (model, optimizer, data)."""
     run(shell, "%load_ext gradlint", capsys)
     ok, printed = run(shell, SETUP, capsys)
     assert ok and printed == ""  # a clean cell: not a word
+
+
+def test_buggy_cell_warns_once_and_still_runs(shell, capsys):
+    start(shell, capsys)
     ok, printed = run(shell, ACCUMULATE, capsys)
     assert ok and shell.user_ns["steps_done"] == 8  # the cell ran
     (first, *rest) = printed.splitlines()
@@ -90,8 +95,7 @@ def test_buggy_cell_warns_once_and_still_runs(shell, capsys):
 
 
 def test_clean_cell_is_silent(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     ok, printed = run(shell, CLEAN, capsys)
     assert ok and printed == "" and shell.user_ns["clean_done"]
 
@@ -107,8 +111,7 @@ for i, (x, y) in enumerate(batches):
         optimizer.step()
         optimizer.zero_grad()
 """
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     ok, printed = run(shell, loop, capsys)
     assert ok and printed == ""
     ddp = f"""\
@@ -137,8 +140,7 @@ def test_loaded_mid_session_sees_earlier_cells(shell, capsys):
 
 
 def test_off_and_on(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     _, printed = run(shell, "%gradlint off", capsys)
     assert "off" in printed
     _, printed = run(shell, CLIP_AFTER_STEP, capsys)
@@ -149,8 +151,7 @@ def test_off_and_on(shell, capsys):
 
 
 def test_strict_blocks_a_cell_with_findings(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     _, printed = run(shell, "%gradlint strict", capsys)
     assert "strict" in printed
     ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
@@ -177,8 +178,7 @@ def test_fix_prints_the_fixed_cell(shell, capsys):
 
 
 def test_fix_with_unsafe_fixes(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     run(shell, ACCUMULATE, capsys)
     _, printed = run(shell, "%gradlint fix", capsys)  # GL201's fix is unsafe: not by default
     assert "no fix applies" in printed and "unsafe fixes of GL201 left out" in printed
@@ -188,8 +188,7 @@ def test_fix_with_unsafe_fixes(shell, capsys):
 
 
 def test_syntax_errors_are_left_to_python(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     ok, printed = run(shell, "for x in batches\n    pass\n", capsys)
     assert not ok and "gradlint" not in printed and "SyntaxError" in printed
     _, printed = run(shell, CLIP_AFTER_STEP, capsys)  # the broken cell does not blind later checks
@@ -198,8 +197,7 @@ def test_syntax_errors_are_left_to_python(shell, capsys):
 
 def test_config_from_the_working_folder(shell, capsys, tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL101"]\n')
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     _, printed = run(shell, CLIP_AFTER_STEP, capsys)
     assert printed == ""
     _, printed = run(shell, ACCUMULATE, capsys)
@@ -221,8 +219,7 @@ def test_a_long_session_keeps_its_first_and_latest_cells_in_view():
 
 
 def test_skip_cell_and_suppressions(shell, capsys):
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     _, printed = run(shell, "# gradlint: skip-cell\n" + CLIP_AFTER_STEP, capsys)
     assert printed == ""
     suppressed = CLIP_AFTER_STEP.replace("1.0)\n", "1.0)  # noqa: GL101\n")
@@ -237,8 +234,7 @@ def test_a_crashing_rule_costs_one_line_and_the_cell_runs(shell, capsys, monkeyp
         raise RuntimeError("boom")
 
     monkeypatch.setattr(ClipAfterStep, "check", crash)
-    run(shell, "%load_ext gradlint", capsys)
-    run(shell, SETUP, capsys)
+    start(shell, capsys)
     ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
     assert ok and shell.user_ns["clipped"]
     assert printed.strip() == "gradlint: internal error in GL101: RuntimeError: boom"

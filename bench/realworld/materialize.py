@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scoring import checkout_name, load_manifest  # noqa: E402
+from scoring import checkout_name, load_manifest
 
 HERE = Path(__file__).resolve().parent
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -63,7 +63,13 @@ def materialize(git_dir: Path, commit: str, target: Path) -> int:
         mode, kind, sha, size = meta.split()
         name = path.decode("utf-8", "surrogateescape")
         # a mirror may list large blobs it does not hold (size "BAD"): skip them
-        if kind == b"blob" and mode != b"120000" and wanted(name) and size.isdigit() and int(size) <= MAX_BYTES:
+        if (
+            kind == b"blob"
+            and mode != b"120000"
+            and wanted(name)
+            and size.isdigit()
+            and int(size) <= MAX_BYTES
+        ):
             blobs.append((name, sha.decode()))
     contents = _cat_blobs(git_dir, [sha for _, sha in blobs])
     for (name, _), data in zip(blobs, contents):
@@ -119,7 +125,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skip {repo}@{commit[:12]}: {reason[0]}", file=sys.stderr)
             problems += 1
             continue
-        missing = [e.path for e in entries if e.repo == repo and e.commit == commit and not (target / e.path).is_file()]
+        missing = [
+            e.path
+            for e in entries
+            if e.repo == repo and e.commit == commit and not (target / e.path).is_file()
+        ]
         for path in missing:
             print(f"missing {repo}@{commit[:12]}:{path}", file=sys.stderr)
         problems += len(missing)

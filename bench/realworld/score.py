@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scoring import (  # noqa: E402
+from scoring import (
     FOUNDING,
     Entry,
     Finding,
@@ -69,12 +69,18 @@ def run_gradlint(root: Path, entries: list[Entry], command: list[str]) -> tuple[
         if not present:
             continue
         proc = subprocess.run(
-            [*command, "check", fmt, "json", "--exit-zero", *present], cwd=cwd, capture_output=True, text=True
+            [*command, "check", fmt, "json", "--exit-zero", *present],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         try:
             reported = json.loads(proc.stdout or "[]")
         except json.JSONDecodeError:
-            errors.append(f"{checkout}: gradlint gave no JSON (exit {proc.returncode}): {proc.stderr.strip()[:300]}")
+            errors.append(
+                f"{checkout}: gradlint gave no JSON (exit {proc.returncode}): {proc.stderr.strip()[:300]}"
+            )
             continue
         if proc.returncode not in (0, 1):
             errors.append(f"{checkout}: gradlint exit {proc.returncode}: {proc.stderr.strip()[:300]}")
@@ -85,14 +91,18 @@ def run_gradlint(root: Path, entries: list[Entry], command: list[str]) -> tuple[
 
 
 def _format_option(command: list[str]) -> str:
-    help_text = subprocess.run([*command, "check", "--help"], capture_output=True, text=True).stdout
+    help_text = subprocess.run(
+        [*command, "check", "--help"], capture_output=True, text=True, check=False
+    ).stdout
     return "--output-format" if "--output-format" in help_text else "--format"
 
 
 def reported_codes(command: list[str]) -> set[str]:
     """The codes this gradlint has (first word of each line of `gradlint rule`)."""
-    out = subprocess.run([*command, "rule"], capture_output=True, text=True).stdout
-    return {line.split()[0] for line in out.splitlines() if line[:2] == "GL" and line.split()[0][2:].isdigit()}
+    out = subprocess.run([*command, "rule"], capture_output=True, text=True, check=False).stdout
+    return {
+        line.split()[0] for line in out.splitlines() if line[:2] == "GL" and line.split()[0][2:].isdigit()
+    }
 
 
 def _fmt(value: float | None) -> str:
@@ -109,7 +119,9 @@ def report(entries: list[Entry], spans: list[Span], outcome: Outcome, have: set[
         s = score(outcome, {code})
         table[code] = s
         mark = "" if code in have else "   (gradlint has no such rule)"
-        lines.append(f"{code:<8}{s.tp + s.fn:>9}{s.tp:>5}{s.fp:>5}{s.fn:>5}{_fmt(s.precision):>7}{_fmt(s.recall):>8}{mark}")
+        lines.append(
+            f"{code:<8}{s.tp + s.fn:>9}{s.tp:>5}{s.fp:>5}{s.fn:>5}{_fmt(s.precision):>7}{_fmt(s.recall):>8}{mark}"
+        )
     totals = {
         "founding five": score(outcome, set(FOUNDING)),
         "codes gradlint has": score(outcome, have),
@@ -117,20 +129,35 @@ def report(entries: list[Entry], spans: list[Span], outcome: Outcome, have: set[
     }
     lines.append("")
     for name, s in totals.items():
-        lines.append(f"{name:<20} TP {s.tp:>3}  FP {s.fp:>3}  FN {s.fn:>3}  precision {_fmt(s.precision)}  recall {_fmt(s.recall)}")
+        lines.append(
+            f"{name:<20} TP {s.tp:>3}  FP {s.fp:>3}  FN {s.fn:>3}  precision {_fmt(s.precision)}  recall {_fmt(s.recall)}"
+        )
 
     lines += ["", f"false positives ({len(outcome.false_positives)}):"]
     for (entry_id, code), f in sorted(outcome.false_positives.items()):
         lines.append(f"  {code} {f.path}:{f.line}  [{entry_id}] {f.message[:110]}")
+    lines += [
+        "",
+        "misses per shape tag (a miss counts under each tag of its loop): founding five / all codes",
+    ]
+    for tag, (founding, every) in sorted(
+        _misses_per_tag(outcome, by_id).items(), key=lambda kv: (-kv[1][1], kv[0])
+    ):
+        lines.append(f"  {tag:<28}{founding:>4}{every:>6}")
     lines += ["", f"false negatives ({len(outcome.false_negatives)}), by the shape of the loop:"]
     groups = defaultdict(list)
     for entry_id, code in sorted(outcome.false_negatives):
         e = by_id[entry_id]
-        groups[", ".join(e.shape) or "plain"].append(f"  {code} {e.checkout}/{e.path}:{e.line} {e.function}  [{e.id}]")
+        groups[", ".join(e.shape) or "plain"].append(
+            f"  {code} {e.checkout}/{e.path}:{e.line} {e.function}  [{e.id}]"
+        )
     for shape, items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         lines.append(f" {shape} ({len(items)}):")
         lines += items
-    lines += ["", f"findings ignored as unsure: {len(outcome.ignored_unsure)}; outside judged loops: {len(outcome.unjudged)}"]
+    lines += [
+        "",
+        f"findings ignored as unsure: {len(outcome.ignored_unsure)}; outside judged loops: {len(outcome.unjudged)}",
+    ]
     print("\n".join(lines))
     return {
         "per_code": {c: vars(s) | {"precision": s.precision, "recall": s.recall} for c, s in table.items()},
@@ -140,19 +167,36 @@ def report(entries: list[Entry], spans: list[Span], outcome: Outcome, have: set[
             for (i, c), f in sorted(outcome.false_positives.items())
         ],
         "false_negatives": [
-            {"entry": i, "code": c, "path": f"{by_id[i].checkout}/{by_id[i].path}", "line": by_id[i].line,
-             "shape": list(by_id[i].shape)}
+            {
+                "entry": i,
+                "code": c,
+                "path": f"{by_id[i].checkout}/{by_id[i].path}",
+                "line": by_id[i].line,
+                "shape": list(by_id[i].shape),
+            }
             for i, c in sorted(outcome.false_negatives)
         ],
     }
+
+
+def _misses_per_tag(outcome: Outcome, by_id: dict[str, Entry]) -> dict[str, tuple[int, int]]:
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for entry_id, code in outcome.false_negatives:
+        for tag in by_id[entry_id].shape or ("plain",):
+            counts[tag][0] += code in FOUNDING
+            counts[tag][1] += 1
+    return {tag: (f, a) for tag, (f, a) in counts.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, required=True, help="work folder written by materialize.py")
     parser.add_argument("--manifest", type=Path, default=HERE / "manifest.toml")
-    parser.add_argument("--gradlint", default=f"{sys.executable} -m gradlint",
-                        help="command that runs gradlint (default: this interpreter's -m gradlint)")
+    parser.add_argument(
+        "--gradlint",
+        default=f"{sys.executable} -m gradlint",
+        help="command that runs gradlint (default: this interpreter's -m gradlint)",
+    )
     parser.add_argument("--json", type=Path, help="also write the results here as JSON")
     args = parser.parse_args(argv)
 

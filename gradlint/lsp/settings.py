@@ -3,10 +3,10 @@
 The client gives them in `initializationOptions` and again in `workspace/didChangeConfiguration`
 (either bare or under a `gradlint` key, as VS Code sends a section):
 
-    {"select": ["GL2"], "ignore": ["GL201"], "unsafeFixes": true}
+    {"select": ["GL2"], "extendSelect": ["GL001"], "ignore": ["GL201"], "unsafeFixes": true}
 
-`select` replaces the pyproject's selection and `ignore` adds to its ignores, as `--select` and
-`--ignore` do on the command line; `unsafeFixes` lets "Fix all" and `gradlint.applyAutofix` apply
+`select` replaces the pyproject's selection, `extendSelect` adds to it and `ignore` to its
+ignores, as `--select`, `--extend-select` and `--ignore` do on the command line; `unsafeFixes` lets "Fix all" and `gradlint.applyAutofix` apply
 unsafe fixes too (quick fixes are offered either way, marked unsafe).
 """
 
@@ -25,6 +25,7 @@ class ClientSettings:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False
+    extend_select: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, options: Any) -> tuple["ClientSettings", list[str]]:
@@ -53,12 +54,13 @@ class ClientSettings:
         if not isinstance(unsafe, bool):
             problems.append("setting unsafeFixes must be true or false")
             unsafe = False
-        return cls(selectors("select"), selectors("ignore") or (), unsafe), problems
+        extend = selectors("extendSelect") or ()
+        return cls(selectors("select"), selectors("ignore") or (), unsafe, extend), problems
 
     def config_for(self, path: str) -> Config:
         """The configuration of `path`: its pyproject's, with these settings on top. Raises
         ConfigError for a broken pyproject."""
-        return load_config(Path(path).parent).with_overrides(self.select, self.ignore)
+        return load_config(Path(path).parent).with_overrides(self.select, self.ignore, self.extend_select)
 
 
 __all__ = ["ClientSettings", "ConfigError"]

@@ -304,8 +304,18 @@ class EventWalker:
             self._add(Kind.GRAD_RESCALE, call, stmt)
         elif self._role(func) is Role.DDP_MODEL:
             self._add(Kind.FORWARD, call, stmt, target=self._name(func))
-        else:
-            self._follow(call)
+        elif not self._follow(call):
+            self._forward_through(call, stmt)
+
+    def _forward_through(self, call: ast.Call, stmt: ast.stmt) -> None:
+        """`loss = diffusion.training_losses(ddp_model, x, t)`: a function the model cannot
+        read is handed the DDP model itself and its result is used: it runs the forward."""
+        if isinstance(stmt, ast.Expr) and stmt.value is call:
+            return  # `evaluate(ddp_model)`, `save(ddp_model)`: nothing flows on
+        for argument in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(argument, (ast.Name, ast.Attribute)) and self._role(argument) is Role.DDP_MODEL:
+                self._add(Kind.FORWARD, call, stmt, target=self._name(argument))
+                return
 
     def _step(self, call: ast.Call, stmt: ast.stmt, optimizer: str | None) -> None:
         """`optimizer.step()`; with a closure the model can read, the closure's events run

@@ -33,8 +33,12 @@ class Accumulation:
     path: Event | None = None  # a step of the accumulating branch, when another branch does not
 
     def covers(self, event: Event) -> bool:
-        """Whether `event` can run on the accumulating path."""
-        return self.path is None or not event.exclusive_with(self.path)
+        """Whether `event` can run on the accumulating path: not on the other branch of the
+        `if` that accumulates, not under a test that the factor is 1 (`if accum_steps == 1:`)."""
+        if self.path is not None and event.exclusive_with(self.path):
+            return False
+        factor = dotted(self.factor)
+        return factor is None or not any(_factor_is_one(g.test, g.holds, factor) for g in event.guards)
 
     def boundary_test(self, model: "ModuleModel", block: list[ast.stmt], first: ast.stmt) -> str | None:
         """Source of a test true on the window's last micro-batch, valid where `first` stands
@@ -83,9 +87,25 @@ class TrainingLoop:
         return names.pop() if len(names) == 1 and None not in names else None
 
     @cached_property
+    def optimizers(self) -> frozenset[str]:
+        """The optimizers this loop steps; empty when a step's optimizer is unknown."""
+        names = {e.optimizer for e in self.of(*STEPS)}
+        return frozenset() if None in names else frozenset(names)
+
+    @cached_property
     def plain(self) -> bool:
-        """Gradients are managed by this code alone: one optimizer, no framework doing it."""
-        return self.optimizer is not None and not self.of(Kind.FRAMEWORK)
+        """Gradients are managed by this code alone, no framework doing it, and one optimizer
+        steps, or several step together on the same backward (not a GAN's alternation)."""
+        if self.of(Kind.FRAMEWORK) or not self.optimizers:
+            return False
+        return len(self.optimizers) == 1 or self._stepped_together()
+
+    def _stepped_together(self) -> bool:
+        steps = self.of(*STEPS)
+        first, last = steps[0].order, steps[-1].order
+        if any(e.kind is Kind.BACKWARD and first < e.order < last for e in self.events):
+            return False
+        return len({tuple(map(id, s.guards)) for s in steps}) == 1
 
     def follows_previous_step(self, event: Event) -> bool:
         """Loop-carried order: an event before the iteration's first step (zero_grad at the
@@ -181,6 +201,29 @@ class TrainingLoop:
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
+
+
+def _factor_is_one(test: ast.expr, holds: bool, factor: str) -> bool:
+    """Whether `test` being `holds` means the accumulation factor is 1."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _factor_is_one(test.operand, not holds, factor)
+    if isinstance(test, ast.BoolOp):
+        conjunction = isinstance(test.op, ast.And)
+        if conjunction == holds:  # `a and b` true, or `a or b` false: every part is as tested
+            return any(_factor_is_one(v, holds, factor) for v in test.values)
+        return False
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and dotted(test.left) == factor):
+        return False
+    op, bound = test.ops[0], test.comparators[0]
+    if not (isinstance(bound, ast.Constant) and type(bound.value) is int):
+        return False
+    one_when_true = (isinstance(op, ast.Eq) and bound.value == 1) or (isinstance(op, ast.LtE) and bound.value == 1) or (
+        isinstance(op, ast.Lt) and bound.value == 2
+    )
+    one_when_false = (isinstance(op, ast.NotEq) and bound.value == 1) or (isinstance(op, ast.Gt) and bound.value == 1) or (
+        isinstance(op, ast.GtE) and bound.value == 2
+    )
+    return one_when_true if holds else one_when_false
 
 
 def _made_from_sync_control(model: "ModuleModel", scope: ast.AST, context: ast.expr) -> bool:

@@ -23,6 +23,10 @@ FORMATS = {
 }
 
 
+# formats whose output carries each fix's edits: `check` computes edits (libcst) for these only
+WITH_EDITS = frozenset({"json", "json-lines", "sarif", "lsp", "rdjson"})
+
+
 def render(fmt: str, results: Sequence[FileResult], color: bool = False) -> str:
     module = importlib.import_module(f"gradlint.report.{FORMATS[fmt]}")
     return module.render(results, color=color)

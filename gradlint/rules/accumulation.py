@@ -62,20 +62,33 @@ class ZeroGradInsideAccumulation(Rule):
             accumulation = loop.accumulation
             if not loop.plain or accumulation is None:
                 continue
-            step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[-1]
+            steps = loop.on_path(Kind.STEP, Kind.SCALER_STEP)
+            step = steps[-1]
             factor = f"`{factor_text(model, accumulation.factor)}`"
             for zero in loop.on_path(Kind.ZERO_GRAD):
-                if zero.optimizer not in (loop.optimizer, None) or not _every_micro_batch(zero, accumulation):
+                if zero.optimizer not in (*loop.optimizers, None) or not _every_micro_batch(zero, accumulation):
                     continue
                 message = (
                     f"{code(model, zero)} runs on every micro-batch while {code(model, step)} waits "
                     f"for {factor} of them: each step sees only the gradients of the micro-batches "
                     "since the last zero_grad, not the whole window"
                 )
-                anchor = end_of_step_run(model, loop, step)
-                operation = move(model, loop, zero, anchor, "after")
+                anchor = _after_every_step(model, loop, steps)
+                operation = move(model, loop, zero, anchor, "after") if anchor is not None else None
                 fix = FixPlan(f"Move {code(model, zero)} after the step", (operation,)) if operation else None
                 yield Finding(self.code, model.span(zero.anchor), message, fix)
+
+
+def _after_every_step(model, loop, steps):
+    """The statement after which every step has run: the step run of a single step, or the
+    statement holding all of them (`if scaler: scaler.step(...) else: optimizer.step()`)."""
+    statements = {id(s.stmt): s for s in steps if not s.elsewhere}
+    if len(statements) != len({id(s.stmt) for s in steps}):
+        return None
+    if len({id(model.parents.block.get(s.stmt)) for s in steps}) == 1:
+        return end_of_step_run(model, loop, steps[-1])
+    pair = model.parents.common_block(steps[0].stmt, steps[-1].stmt)
+    return pair[1] if pair is not None and pair[0] is pair[1] else None
 
 
 def _where(backward):
@@ -88,6 +101,8 @@ def _where(backward):
 
 
 def _every_micro_batch(zero, accumulation) -> bool:
+    if not accumulation.covers(zero):
+        return False
     if accumulation.inner_loop is not None:
         return accumulation.inner_loop in zero.loops
     return not any(g.boundary or g.inside_window for g in zero.guards)

@@ -49,8 +49,16 @@ SOURCE = textwrap.dedent(
 
 def entry(id, expected=(), unsure=(), path="train.py", function="Trainer.run_step", line=12, related=()):
     return scoring.Entry(
-        id=id, repo="o/r", commit="a" * 40, path=path, function=function, line=line,
-        expected=tuple(expected), unsure=tuple(unsure), evidence="why", related=tuple(related),
+        id=id,
+        repo="o/r",
+        commit="a" * 40,
+        path=path,
+        function=function,
+        line=line,
+        expected=tuple(expected),
+        unsure=tuple(unsure),
+        evidence="why",
+        related=tuple(related),
     )
 
 
@@ -105,7 +113,9 @@ def test_unexpected_code_is_a_false_positive_and_missing_code_a_false_negative()
 def test_unsure_codes_are_ignored_and_findings_outside_spans_unjudged():
     entries = [entry("a", unsure=["GL205"])]
     outcome = scoring.match(
-        entries, [span("a", 10, 20)], [finding("GL205", 12), finding("GL101", 30), finding("GL101", 12, "r/other.py")]
+        entries,
+        [span("a", 10, 20)],
+        [finding("GL205", 12), finding("GL101", 30), finding("GL101", 12, "r/other.py")],
     )
     assert [f.code for f in outcome.ignored_unsure] == ["GL205"]
     assert len(outcome.unjudged) == 2
@@ -165,7 +175,9 @@ def test_manifest_rejects_bad_entries(tmp_path):
     )
     with pytest.raises(ValueError, match="40 lowercase hex"):
         scoring.load_manifest(bad)
-    bad.write_text(bad.read_text().replace('"abc"', '"' + "a" * 40 + '"').replace("expected = []", 'expected = ["GL2"]'))
+    bad.write_text(
+        bad.read_text().replace('"abc"', '"' + "a" * 40 + '"').replace("expected = []", 'expected = ["GL2"]')
+    )
     with pytest.raises(ValueError, match="not a catalogue code"):
         scoring.load_manifest(bad)
 

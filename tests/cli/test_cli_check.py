@@ -391,8 +391,7 @@ def test_rule_prints_the_doc(gradlint):
     from gradlint.docs import rule_doc
 
     doc = rule_doc("GL201")
-    if doc is None:
-        pytest.skip("rules/GL201.md is not written yet")
+    assert doc is not None, "rules/GL201.md must ship with gradlint"
     run = gradlint("rule", "GL201")
     assert run.exit_code == 0
     assert run.stdout == doc

@@ -90,8 +90,8 @@ def test_output_file_in_a_missing_folder_no_traceback(tmp_path):
 
 
 def test_check_imports_neither_torch_nor_rich_nor_libcst(tmp_path):
-    """DESIGN §6: lint never imports torch; rich only on a terminal; libcst only where a fix is
-    to be computed (a file with a fixable finding), never for clean files."""
+    """DESIGN §6: lint never imports torch; rich only on a terminal; libcst only where fix
+    edits are reported (JSON, SARIF, LSP formats) for a file with a fixable finding."""
     write(tmp_path, "train.py", CLEAN)
     write(tmp_path, "accum.py", ACCUM_NOT_DIVIDED)
     probe = (
@@ -99,7 +99,7 @@ def test_check_imports_neither_torch_nor_rich_nor_libcst(tmp_path):
         "atexit.register(lambda: print('LOADED', sorted(m for m in ('torch', 'rich', 'libcst', 'pygls')"
         " if m in sys.modules), file=sys.stderr))\n"
         "from gradlint.cli import main\n"
-        "main(['check', '--format', 'json', *sys.argv[1:]])\n"
+        "main(['check', *sys.argv[1:]])\n"
     )
 
     def check(*files):
@@ -107,11 +107,14 @@ def test_check_imports_neither_torch_nor_rich_nor_libcst(tmp_path):
             [sys.executable, "-c", probe, *files], cwd=tmp_path, capture_output=True, text=True, timeout=60
         )
 
-    clean = check("train.py")
+    clean = check("--format", "json", "train.py")
     assert clean.returncode == 0, clean.stderr
     assert "backward()" in CLEAN and json.loads(clean.stdout) == []
     assert "LOADED []" in clean.stderr
-    found = check("accum.py")
+    text = check("accum.py")
+    assert text.returncode == 1 and "GL201" in text.stdout, text.stderr
+    assert "LOADED []" in text.stderr
+    found = check("--format", "json", "accum.py")
     assert found.returncode == 1, found.stderr
     (item,) = json.loads(found.stdout)
     assert item["code"] == "GL201" and item["fix"]["edits"]  # computed by the run that checked it

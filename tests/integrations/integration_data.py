@@ -40,6 +40,12 @@ for i, (x, y) in enumerate(batches):
         optimizer.zero_grad()
 '''
 
+# GL201 and GL101 in one loop: one unsafe fix, one safe
+ACCUMULATION_LATE_CLIP = ACCUMULATION.replace(
+    "        optimizer.step()\n",
+    "        optimizer.step()\n        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+)
+
 CLEAN = "import torch\n\nprint(torch.ones(2).sum())\n"
 
 NOTEBOOK_CELLS = [

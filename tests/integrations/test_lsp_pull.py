@@ -13,27 +13,12 @@ import pytest
 pytest.importorskip("pygls")
 pytest_lsp = pytest.importorskip("pytest_lsp")
 
-from lsp_helpers import apply, edits_for  # noqa: E402
+from integration_data import ACCUMULATION_LATE_CLIP as ACCUMULATION  # noqa: E402
+from lsp_helpers import apply, change_cell, edits_for, open_notebook  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-ACCUMULATION = '''\
-import torch
-import torch.nn.functional as F
-
-model = torch.nn.Linear(4, 1)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-accum_steps = 4
-for i, (x, y) in enumerate(batches):
-    loss = F.mse_loss(model(x), y)
-    loss.backward()
-    if (i + 1) % accum_steps == 0:
-        optimizer.step()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.zero_grad()
-'''
 
 SUPPRESSED = '''\
 import torch
@@ -209,7 +194,6 @@ async def test_unsafe_fixes_setting(client: LanguageClient):
 
 async def test_notebook_cells_are_pulled(client: LanguageClient):
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"gradlint": {}}))
-    notebook_uri = (client.folder / "train.ipynb").as_uri()
     sources = [
         "import torch\nimport torch.nn.functional as F\nmodel = torch.nn.Linear(4, 1)\n"
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n%matplotlib inline\naccum_steps = 4",
@@ -217,23 +201,7 @@ async def test_notebook_cells_are_pulled(client: LanguageClient):
         "for i, (x, y) in enumerate(batches):\n    loss = F.mse_loss(model(x), y)\n    loss.backward()\n"
         "    if (i + 1) % accum_steps == 0:\n        optimizer.step()\n        optimizer.zero_grad()",
     ]
-    kinds = [types.NotebookCellKind.Code, types.NotebookCellKind.Markup, types.NotebookCellKind.Code]
-    cells = [f"vscode-notebook-cell:{client.folder / 'train.ipynb'}#cell{i}" for i in range(3)]
-    client.notebook_document_did_open(
-        types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri=notebook_uri,
-                notebook_type="jupyter-notebook",
-                version=1,
-                cells=[types.NotebookCell(kind=k, document=u) for k, u in zip(kinds, cells)],
-            ),
-            cell_text_documents=[
-                types.TextDocumentItem(uri=u, language_id="python" if k == types.NotebookCellKind.Code else "markdown",
-                                       version=1, text=s)
-                for k, u, s in zip(kinds, cells, sources)
-            ],
-        )
-    )
+    notebook_uri, cells = open_notebook(client, client.folder / "train.ipynb", list(zip(["code", "markdown", "code"], sources)))
     assert list((await pull(client, cells[0])).items) == []
     (d,) = (await pull(client, cells[2])).items
     assert d.code == "GL201" and d.range.start == types.Position(2, 4) and d.data["cell"] == 3
@@ -258,21 +226,7 @@ async def test_notebook_cells_are_pulled(client: LanguageClient):
     (d,) = (await pull(client, cells[2])).items
     assert d.data["cell"] == 4  # numbered among all cells, as in the .ipynb
     fixed = sources[2].replace("    loss.backward()", "    (loss / accum_steps).backward()")
-    client.notebook_document_did_change(
-        types.DidChangeNotebookDocumentParams(
-            notebook_document=types.VersionedNotebookDocumentIdentifier(version=3, uri=notebook_uri),
-            change=types.NotebookDocumentChangeEvent(
-                cells=types.NotebookDocumentCellChanges(
-                    text_content=[
-                        types.NotebookDocumentCellContentChanges(
-                            document=types.VersionedTextDocumentIdentifier(uri=cells[2], version=2),
-                            changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
-                        )
-                    ]
-                )
-            ),
-        )
-    )
+    change_cell(client, notebook_uri, 3, cells[2], 2, fixed)
     assert list((await pull(client, cells[2])).items) == []
 
 
@@ -286,3 +240,13 @@ async def test_settings_asked_for_when_the_notification_carries_none(client: Lan
             break
         await asyncio.sleep(0.05)
     assert codes == ["GL101"]
+
+
+async def test_extend_select_turns_on_unused_suppression(client: LanguageClient):
+    stale = ACCUMULATION.replace("    loss.backward()\n", "    (loss / accum_steps).backward()  # noqa: GL201\n")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"gradlint": {"extendSelect": ["GL001"], "ignore": ["GL101"]}})
+    )
+    uri = open_file(client, "stale.py", stale)
+    (d,) = (await pull(client, uri)).items
+    assert d.code == "GL001" and d.range.start.line == 8
