@@ -21,6 +21,9 @@ from gradlint.model.values import Values
 if TYPE_CHECKING:
     from gradlint.model.callees import ProjectResolver
 
+if TYPE_CHECKING:
+    from gradlint.model.callees import ProjectResolver
+
 def _slice_bytes(line: str, start: int, end: int | None) -> str:
     """ast columns are UTF-8 byte offsets."""
     if line.isascii():

@@ -66,6 +66,23 @@ class Accumulation:
             factor = f"({factor})"
         return f"{target.id} == {factor} - 1"
 
+    def runs_every_micro_batch(self, event: Event) -> bool:
+        """The event runs on every micro-batch, not once per window: outside every boundary
+        test (flat shape), or inside the micro-batch loop (nested shape); and on the
+        accumulating path."""
+        if not self.covers(event):
+            return False
+        if self.inner_loop is not None:
+            return self.inner_loop in event.loops
+        return not any(g.boundary or g.inside_window for g in event.guards)
+
+    def at_step(self, event: Event) -> bool:
+        """The event runs once per window, where the step runs: under the step's boundary
+        test, or after the micro-batch loop."""
+        if self.inner_loop is not None:
+            return self.inner_loop not in event.loops
+        return self.guard in event.guards
+
 
 class TrainingLoop:
     """A loop (or a step function) whose body runs backward() and an optimizer step."""

@@ -17,6 +17,7 @@ class AccumulationWithoutLossScaling(Rule):
     code = "GL201"
     name = "accumulation-without-loss-scaling"
     summary = "gradients accumulate over N micro-batches but the loss is not divided by N"
+    fix_applicability = "unsafe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:
@@ -57,6 +58,7 @@ class ZeroGradInsideAccumulation(Rule):
     code = "GL202"
     name = "zero-grad-inside-accumulation"
     summary = "zero_grad() runs on every micro-batch while the step waits for N of them"
+    fix_applicability = "safe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in (phase for unit in model.loops for phase in unit.optimizer_phases):
@@ -67,7 +69,7 @@ class ZeroGradInsideAccumulation(Rule):
             step = steps[-1]
             factor = f"`{factor_text(model, accumulation.factor)}`"
             for zero in loop.on_path(Kind.ZERO_GRAD):
-                if zero.optimizer not in (*loop.optimizers, None) or not _every_micro_batch(zero, accumulation):
+                if zero.optimizer not in (*loop.optimizers, None) or not accumulation.runs_every_micro_batch(zero):
                     continue
                 message = (
                     f"{code(model, zero)} runs on every micro-batch while {code(model, step)} waits "
@@ -99,11 +101,3 @@ def _where(backward, model):
     if backward.inlined and source is not None and source.passed_at is not None and source.module is model:
         return source.passed_at
     return backward.anchor
-
-
-def _every_micro_batch(zero, accumulation) -> bool:
-    if not accumulation.covers(zero):
-        return False
-    if accumulation.inner_loop is not None:
-        return accumulation.inner_loop in zero.loops
-    return not any(g.boundary or g.inside_window for g in zero.guards)
