@@ -18,7 +18,7 @@ NOTEBOOK_CELLS = [
     "import torch\nimport torch.nn.functional as F\n%matplotlib inline",
     "model = torch.nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\naccum_steps = 4",
     "for i, (x, y) in enumerate(batches):\n    loss = F.mse_loss(model(x), y)\n    loss.backward()\n"
-    "    if (i + 1) % accum_steps == 0:\n        optimizer.step()\n        optimizer.zero_grad()",
+    "    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):\n        optimizer.step()\n        optimizer.zero_grad()",
 ]
 
 
