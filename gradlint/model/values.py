@@ -10,6 +10,7 @@ the last layer of an `nn.Sequential`). Anything else has no origin: the model ca
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
@@ -173,18 +174,30 @@ def nodes_on_lines(model: "ModuleModel", words: tuple[str, ...]) -> list[tuple[a
 
     def compute() -> list[tuple[ast.stmt, ast.AST]]:
         pattern = re.compile("|".join(map(re.escape, words)))
-        lines = {model.line_at(m.start()) for m in pattern.finditer(model.text)}
+        lines = sorted({model.line_at(m.start()) for m in pattern.finditer(model.text)})
+
+        def mentioned(first: int, last: int) -> bool:
+            index = bisect.bisect_left(lines, first)
+            return index < len(lines) and lines[index] <= last
+
         found = []
         for stmt in model.statements:
-            roots = _own_parts(stmt)
-            first = min((getattr(r, "lineno", stmt.lineno) for r in roots), default=stmt.lineno)
-            last = max((getattr(r, "end_lineno", stmt.lineno) or stmt.lineno for r in roots), default=stmt.lineno)
-            if roots and any(n in lines for n in range(first, last + 1)):
-                found.extend((stmt, node) for root in roots for node in ast.walk(root))
+            if not mentioned(*_own_lines(stmt)):
+                continue
+            found.extend((stmt, node) for root in _own_parts(stmt) for node in ast.walk(root))
         found.sort(key=lambda pair: (getattr(pair[1], "lineno", 0), getattr(pair[1], "col_offset", 0)))
         return found
 
     return model.memo(("nodes_on_lines", words), compute)
+
+
+def _own_lines(stmt: ast.stmt) -> tuple[int, int]:
+    """The lines of a statement's own parts: a compound statement's header (and decorators)."""
+    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+    body = getattr(stmt, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        return first, max(first, body[0].lineno - 1)
+    return first, stmt.end_lineno or stmt.lineno
 
 
 def _own_parts(stmt: ast.stmt) -> list[ast.AST]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from typing import Iterator
 
 from gradlint.fixplan import EnsureImport, FixPlan, WrapStatements

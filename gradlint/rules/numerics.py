@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
@@ -18,7 +19,7 @@ class LogOfSoftmax(Rule):
     name = "log-of-softmax"
     summary = "torch.log(softmax(x)): use log_softmax(x), which stays finite for large logits"
     triggers = ("softmax", "Softmax")
-    trigger_pattern = None
+    trigger_pattern = re.compile(r"\blog\(")  # torch.log(p), p.log()
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for stmt, call in iter_calls(model, ("log",)):
@@ -86,7 +87,6 @@ def _renamed(model: ModuleModel, call: ast.Call, name: str) -> str | None:
 class _ActivationBeforeLoss(Rule):
     """A loss fed the output of the activation it applies itself."""
 
-    trigger_pattern = None
     losses: frozenset[str]
     activation: str
 
@@ -120,6 +120,7 @@ class SoftmaxBeforeCrossEntropy(_ActivationBeforeLoss):
     name = "softmax-before-cross-entropy"
     summary = "cross-entropy fed probabilities (softmax output) instead of logits"
     triggers = ("softmax", "Softmax")
+    trigger_pattern = re.compile(r"cross_entropy|CrossEntropyLoss")
     losses = frozenset({"cross_entropy"})
     activation = "softmax"
 
@@ -141,6 +142,7 @@ class SigmoidWithLogitsLoss(_ActivationBeforeLoss):
     name = "sigmoid-with-logits-loss"
     summary = "a with-logits BCE loss fed sigmoid(x), or BCELoss(sigmoid(x)) instead of BCEWithLogitsLoss(x)"
     triggers = ("sigmoid", "Sigmoid")
+    trigger_pattern = re.compile(r"binary_cross_entropy|BCEWithLogitsLoss|BCELoss")
     losses = frozenset({"bce_with_logits", "bce"})
     activation = "sigmoid"
 

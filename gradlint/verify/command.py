@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import click
 
-INSTALL_HINT = "gradlint verify needs torch: pip install 'gradlint[verify]'"
+INSTALL_HINT = "gradlint verify needs torch: pip install 'torch-gradlint[verify]'"
 
 
 def torch_version() -> str | None:
