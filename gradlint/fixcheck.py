@@ -88,8 +88,21 @@ def feasible(tree: ast.Module, text: str, plan: FixPlan) -> bool:
 
 def _expression_at(tree: ast.Module, text: str, where: tuple[int, int], original: str) -> bool:
     return any(
-        isinstance(node, ast.expr)
-        and (node.lineno, node.col_offset) == where
-        and ast.get_source_segment(text, node) == original
+        (
+            isinstance(node, ast.expr)
+            and (node.lineno, node.col_offset) == where
+            and ast.get_source_segment(text, node) == original
+        )
+        or (isinstance(node, (ast.Import, ast.ImportFrom)) and _module_name_at(text, node, where, original))
         for node in ast.walk(tree)
     )
+
+
+def _module_name_at(text: str, node: ast.stmt, where: tuple[int, int], original: str) -> bool:
+    """The dotted module name of an import (an expression to libcst, not to ast) at `where`."""
+    line, column = where
+    if line != node.lineno or column < node.col_offset:
+        return False
+    source = split_lines(text)[line - 1].encode("utf-8")[column:].decode("utf-8", errors="replace")
+    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    return original in modules and source.startswith(original)
