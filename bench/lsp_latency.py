@@ -211,6 +211,24 @@ async def main() -> None:
     client.exit(None)
     await client.stop()
     await pull_latency(text, folder, args.runs)
+    analysis_cpu(text, str(folder / "inproc.py"), args.runs)
+    print(f"load average: {' '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
+
+
+def analysis_cpu(text: str, path: str, runs: int) -> None:
+    """The server's own work for one version, in this process: CPU time, which a loaded
+    machine inflates much less than the round trips above."""
+    from gradlint.config import Config
+    from gradlint.lsp.analysis import analyse
+    from gradlint.lsp.documents import Snapshot
+
+    timings = []
+    for run in range(runs):
+        snapshot = Snapshot(f"file://{path}", run, path, text=text + f"# version {run}\n")
+        start = time.process_time()
+        analyse(snapshot, None, Config(), False, print)
+        timings.append((time.process_time() - start) * 1000)
+    print(f"analysis of one version, in process: CPU median {statistics.median(timings):.1f} ms")
 
 
 async def pull_latency(text: str, folder: Path, runs: int) -> None:

@@ -101,6 +101,11 @@ def guarded(command):
 
 
 common = [
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
+    click.option(
+        "--cache-dir", type=click.Path(file_okay=False),
+        help="Cache folder (default .gradlint_cache; env GRADLINT_CACHE_DIR).",
+    ),
     click.option("--select", multiple=True, help="Rules to enable: codes, prefixes or names (e.g. GL2,clip-after-step)."),
     click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection (e.g. GL001)."),
     click.option("--ignore", multiple=True, help="Rules to disable: codes, prefixes or names."),
@@ -137,8 +142,8 @@ def main() -> None:
 @click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
 @click.option("--show-settings", is_flag=True, help="Show the settings of the first file that would be checked, and exit.")
 @guarded
-def check(paths, select, extend_select, ignore, stdin_filename, force_exclude, quiet, verbose, fmt, statistics,
-          exit_zero, output_file, add_noqa, show_files, show_settings):
+def check(paths, no_cache, cache_dir, select, extend_select, ignore, stdin_filename, force_exclude, quiet, verbose, fmt,
+          statistics, exit_zero, output_file, add_noqa, show_files, show_settings):
     """Check PATHS (files or folders; default: the current folder; `-`: stdin)."""
     if add_noqa and _stdin_name(paths, stdin_filename):
         raise click.UsageError("--add-noqa changes files; it cannot read stdin")
@@ -149,7 +154,9 @@ def check(paths, select, extend_select, ignore, stdin_filename, force_exclude, q
 
         click.echo(files_listing(tasks) if show_files else settings(tasks), nl=False)
         sys.exit(0)
-    results = run(tasks)
+    from gradlint.cache import open_cache
+
+    results = run(tasks, cache=open_cache(no_cache, cache_dir))
     if add_noqa:
         _noqa_summary(results, quiet)
         sys.exit(2 if _report_errors(results) else 0)
@@ -222,9 +229,11 @@ def _emit(report: str, output_file: str | None) -> None:
     help="Also apply unsafe fixes: they change the size of the updates the run was tuned with (see each rule's doc).",
 )
 @guarded
-def fix(paths, select, extend_select, ignore, stdin_filename, force_exclude, quiet, verbose, diff, unsafe_fixes):
+def fix(paths, no_cache, cache_dir, select, extend_select, ignore, stdin_filename, force_exclude, quiet, verbose, diff,
+        unsafe_fixes):
     """Fix PATHS in place (default: the current folder; `-`: stdin, the fixed source to stdout).
-    Applies safe fixes; --unsafe-fixes applies the unsafe ones too."""
+    Applies safe fixes; --unsafe-fixes applies the unsafe ones too. Fixing reads every file
+    afresh: the cache options are accepted for symmetry with `check` and change nothing."""
     results = run(_tasks(paths, stdin_filename, select, ignore, fix=True, write=not diff, unsafe=unsafe_fixes,
                          extend_select=extend_select, force_exclude=force_exclude))
     if _stdin_name(paths, stdin_filename) and not diff:

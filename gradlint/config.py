@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gradlint.fixplan import FixPolicy
-from gradlint.patterns import PathPatterns, within
+from gradlint.patterns import PathPatterns, invalid, within
 from gradlint.rules import Rule, select_rules, unknown_selectors
 
 if sys.version_info >= (3, 11):
@@ -75,7 +75,8 @@ class Config:
     def fix_policy(self, unsafe: bool = False) -> FixPolicy:
         if self.fixable is None and not self.unfixable:
             return FixPolicy(unsafe=unsafe)
-        return FixPolicy(unsafe, frozenset(r.code for r in select_rules(self.fixable if self.fixable is not None else ("ALL",), self.unfixable)))
+        fixable = self.fixable if self.fixable is not None else ("ALL",)  # GL001 too, though off by default
+        return FixPolicy(unsafe, frozenset(r.code for r in select_rules(fixable, self.unfixable)))
 
     def excluded(self, path: str, is_dir: bool = False) -> bool:
         """Whether `exclude` / `extend-exclude` match `path` or a folder above it (up to the root)."""
@@ -126,7 +127,9 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{pyproject}: unknown [tool.gradlint] option(s): {', '.join(unknown)}")
     per_file: dict[str, tuple[str, ...]] = {}
     for option in ("per-file-ignores", "extend-per-file-ignores"):
-        for glob, codes in _table(pyproject, option, table.get(option, {})).items():
+        globs = _table(pyproject, option, table.get(option, {}))
+        _patterns(pyproject, option, list(globs))
+        for glob, codes in globs.items():
             per_file[glob] = (*per_file.get(glob, ()), *_codes(pyproject, f"{option}.{glob}", codes))
     respect_gitignore = table.get("respect-gitignore", True)
     if not isinstance(respect_gitignore, bool):
@@ -136,8 +139,8 @@ def load_config(start: Path) -> Config:
         extend_select=_codes(pyproject, "extend-select", table.get("extend-select", [])),
         ignore=_codes(pyproject, "ignore", table.get("ignore", [])),
         per_file_ignores=per_file,
-        exclude=_strings(pyproject, "exclude", table["exclude"]) if "exclude" in table else DEFAULT_EXCLUDES,
-        extend_exclude=_strings(pyproject, "extend-exclude", table.get("extend-exclude", [])),
+        exclude=_patterns(pyproject, "exclude", table["exclude"]) if "exclude" in table else DEFAULT_EXCLUDES,
+        extend_exclude=_patterns(pyproject, "extend-exclude", table.get("extend-exclude", [])),
         respect_gitignore=respect_gitignore,
         fixable=_codes(pyproject, "fixable", table["fixable"]) if "fixable" in table else None,
         unfixable=_codes(pyproject, "unfixable", table.get("unfixable", [])),
@@ -187,15 +190,24 @@ class ConfigResolver:
             return Config(root=root, source=source, error=str(error))
 
 
+def _patterns(pyproject: Path, option: str, value) -> tuple[str, ...]:
+    return _valid(pyproject, option, value, invalid, "invalid pattern(s)")
+
+
+def _codes(pyproject: Path, option: str, value) -> tuple[str, ...]:
+    return _valid(pyproject, option, value, unknown_selectors, "unknown rule selector(s)")
+
+
+def _valid(pyproject: Path, option: str, value, rejects, what: str) -> tuple[str, ...]:
+    """A list of strings of which `rejects` finds none wrong."""
+    strings = _strings(pyproject, option, value)
+    bad = rejects(strings)
+    if bad:
+        raise ConfigError(f"{pyproject}: {option}: {what}: {', '.join(bad)}")
+    return strings
+
+
 def _strings(pyproject: Path, option: str, value) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{pyproject}: {option} must be a list of strings")
     return tuple(value)
-
-
-def _codes(pyproject: Path, option: str, value) -> tuple[str, ...]:
-    codes = _strings(pyproject, option, value)
-    unknown = unknown_selectors(codes)
-    if unknown:
-        raise ConfigError(f"{pyproject}: {option}: unknown rule selector(s): {', '.join(unknown)}")
-    return codes

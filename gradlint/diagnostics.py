@@ -79,3 +79,5 @@ class FileResult:
     output: bytes | None = None  # the fixed file's bytes (fix mode, when something changed)
     detail: str | None = None
     config_error: bool = False  # `error` is that of the broken [tool.gradlint] above the file
+    digest: str | None = None  # content hash of the bytes checked (for the cache)
+    dependencies: dict[str, list] = field(default_factory=dict)  # modules whose summaries it used

@@ -47,6 +47,8 @@ def _walk(root: str, config_for: Callable[[str], Config]) -> Iterator[str]:
         config = config_for(directory)
         here = os.path.abspath(directory)
         inherited = ignores.pop(here)
+        if ".git" in subdirs or ".git" in files:  # a repository's root (a submodule's too): its own rules
+            inherited = GitIgnores.above(here)
         git = inherited.entering(here, ".gitignore" in files) if config.respect_gitignore else GitIgnores()
 
         subdirs[:] = sorted(

@@ -17,6 +17,7 @@ from gradlint.diagnostics import Diagnostic, Span
 from gradlint.fixplan import FixPolicy
 from gradlint.fixcheck import feasible
 from gradlint.linter import find, parse, to_diagnostic
+from gradlint.model.project import ProjectContext
 from gradlint.rules import Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError, load_document
 from gradlint.sources.python import PythonDocument
@@ -59,12 +60,13 @@ def fixed_text(doc: Document, finding: Finding) -> str:
 
 
 def diagnose(
-    doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPolicy(), edits: bool = False
+    doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPolicy(), edits: bool = False,
+    project: ProjectContext | None = None,
 ) -> list[Diagnostic]:
     """The document's diagnostics. A fix that cannot be made, or that the configuration leaves
     out, is not offered. With `edits` each fix carries its edits (libcst: for the formats that
     report them); without, whether it can be made is answered from the ast (`fixcheck`)."""
-    pairs = find(doc, rules)
+    pairs = find(doc, rules, project)
     if edits:
         return [_with_edits(doc, rule, finding, policy) for rule, finding in pairs]
     tree = None
@@ -95,14 +97,16 @@ def _with_edits(doc: Document, rule: Rule, finding: Finding, policy: FixPolicy) 
     return replace(from_rule, edits=tuple(edits))
 
 
-def fix_document(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPolicy()) -> FixOutcome:
+def fix_document(
+    doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPolicy(), project: ProjectContext | None = None
+) -> FixOutcome:
     """Apply every fix `policy` allows, one at a time, until none is left to apply."""
     from gradlint.transform import FixError
 
     scratch, fixed = doc, []
     failed: dict[tuple[str, Span], str] = {}  # findings whose fix failed on the current text
     seen = {doc.text}
-    pairs = find(doc, rules)
+    pairs = find(doc, rules, project)
     outcome = FixOutcome(doc.text, before=[to_diagnostic(doc, rule, finding) for rule, finding in pairs])
     budget = FIXES_PER_FINDING * len(pairs) + 10
     while True:
@@ -130,7 +134,7 @@ def fix_document(doc: Document, rules: Sequence[Rule], policy: FixPolicy = FixPo
         fixed.append(to_diagnostic(scratch, rule, finding))
         scratch = load_document(doc.path, doc.render(text))
         failed.clear()  # the text changed: what failed before is tried again
-        pairs = find(scratch, rules)
+        pairs = find(scratch, rules, project)
     outcome.text, outcome.fixed = scratch.text, fixed
     outcome.remaining = [_remaining(scratch, rule, finding, policy, failed) for rule, finding in pairs]
     outcome.failures = [

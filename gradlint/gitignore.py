@@ -29,7 +29,8 @@ class GitIgnores:
         root = repository_root(folder)
         if root is None:
             return cls()
-        files = [IgnoreFile(root, PathPatterns(_read_lines(path))) for path in (_global_excludes(root), os.path.join(root, ".git", "info", "exclude")) if path]
+        sources = (_global_excludes(root), os.path.join(root, ".git", "info", "exclude"))
+        files = [IgnoreFile(root, PathPatterns(_read_lines(path))) for path in sources if path]
         ignores = cls(tuple(f for f in files if f.patterns.patterns))
         relative = os.path.relpath(os.path.dirname(folder), root) if folder != root else None
         parents = [] if relative is None else [root] + _descend(root, relative)

@@ -42,7 +42,7 @@ def load_ipython_extension(ipython) -> None:
     """Called by `%load_ext gradlint`; loading twice keeps one checker."""
     if getattr(ipython, "_gradlint_checker", None) is not None:
         return
-    checker = CellChecker(ipython)
+    checker = CellChecker()
     checker.seed(getattr(getattr(ipython, "history_manager", None), "input_hist_raw", [])[1:])
     ipython._gradlint_checker = checker
     ipython.events.register("pre_run_cell", checker.pre_run_cell)
@@ -59,6 +59,7 @@ def unload_ipython_extension(ipython) -> None:
     ipython.events.unregister("post_run_cell", checker.post_run_cell)
     if checker.gate in ipython.ast_transformers:
         ipython.ast_transformers.remove(checker.gate)
+    ipython.magics_manager.magics["line"].pop("gradlint", None)
     ipython._gradlint_checker = None
 
 
@@ -117,8 +118,7 @@ class CellRejected(InputRejected):
 
 
 class CellChecker:
-    def __init__(self, shell) -> None:
-        self.shell = shell
+    def __init__(self) -> None:
         self.history: list[str] = []  # the sources of the cells that ran and read as Python
         self.enabled = True
         self.strict = False

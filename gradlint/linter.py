@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from typing import Sequence
 
 from gradlint.diagnostics import Diagnostic, Span
 from gradlint.model import ModuleModel
+from gradlint.model.project import ProjectContext
 from gradlint.rules import ALL_RULES, Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
 from gradlint.sources.python import PythonDocument
 from gradlint.suppression import SuppressionComments
+
+
+STEP_CALL = re.compile(r"\.step\s*\(")
 
 
 class InternalError(Exception):
@@ -32,8 +37,9 @@ def parse(doc: Document) -> ast.Module:
         raise SourceError(f"cannot parse: {type(error).__name__}") from None
 
 
-def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
-    """Unsuppressed findings of `rules` on the document's virtual module, in source order."""
+def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = None) -> list[tuple[Rule, Finding]]:
+    """Unsuppressed findings of `rules` on the document's virtual module, in source order;
+    `project` lets the model look into the other modules of the file's project."""
     matched: dict[object, bool] = {}  # rules share patterns: search each once
 
     def may_fire(rule: Rule) -> bool:
@@ -45,12 +51,15 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
         return matched[pattern]
 
     active = [r for r in rules if may_fire(r)]
+    loop_rules = [r for r in rules if r.trigger_pattern is Rule.trigger_pattern and r not in active]
+    if loop_rules and project is not None and STEP_CALL.search(doc.text) and project.imports_backward(doc.text):
+        active += loop_rules  # a loop that steps here may run backward() in a project helper
     readers = [r for r in active if not r.needs_model]  # GL001: judges the suppression comments
     comments = SuppressionComments(doc.text)
     # GL001 judges a directive by running the rules it names, selected or not: a suppression is
     # stale when its rule reports nothing there, whatever this run happens to select
     judges = [r for r in ALL_RULES if readers and r not in rules and r.needs_model and comments.names(r.code)]
-    found = _model_findings(doc, [r for r in active if r.needs_model] + [r for r in judges if may_fire(r)])
+    found = _model_findings(doc, [r for r in active if r.needs_model] + [r for r in judges if may_fire(r)], project)
     if not found and not readers:
         return []
     found = [
@@ -67,10 +76,10 @@ def find(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
     return found
 
 
-def _model_findings(doc: Document, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
+def _model_findings(doc: Document, rules: Sequence[Rule], project: ProjectContext | None) -> list[tuple[Rule, Finding]]:
     if not rules:
         return []
-    model = ModuleModel(parse(doc), doc.text)
+    model = ModuleModel(parse(doc), doc.text, project)
     seen, found = set(), []
     for rule in rules:
         try:

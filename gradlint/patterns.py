@@ -21,13 +21,32 @@ class PathPatterns:
         if not self.patterns:
             return None
         if self._spec is None:
-            from pathspec import GitIgnoreSpec
-
-            self._spec = GitIgnoreSpec.from_lines(self.patterns)
+            try:
+                self._spec = _compile(list(self.patterns))
+            except Exception:  # an invalid line: git skips it, so do we
+                skipped = invalid(self.patterns)
+                self._spec = _compile([p for p in self.patterns if p not in skipped])
         return self._spec.check_file(relative + "/" if is_dir else relative).include
 
     def matches(self, relative: str, is_dir: bool = False) -> bool:
         return bool(self.check(relative, is_dir))
+
+
+def invalid(patterns: Iterable[str]) -> list[str]:
+    """The patterns that are not valid gitignore patterns (git skips them; config reports them)."""
+    bad = []
+    for pattern in patterns:
+        try:
+            _compile([pattern])
+        except Exception:  # pathspec raises its own errors and re's for a bad character range
+            bad.append(pattern)
+    return bad
+
+
+def _compile(patterns: list[str]):
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines(patterns)
 
 
 def within(folder: str, path: str) -> str | None:

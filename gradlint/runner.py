@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from gradlint.config import Config
 from gradlint.diagnostics import FileResult
 from gradlint.discovery import Missing
 from gradlint.files import WriteError, read_bytes, write_fixed
 from gradlint.linter import InternalError, find, parse, to_diagnostic
+from gradlint.model.project import content_hash, forget_projects, project_context
 from gradlint.sources import Document, SourceError, load_document
 from gradlint.suppression import with_noqa
+
+if TYPE_CHECKING:
+    from gradlint.cache import Cache
 
 POOL_THRESHOLD = 64  # below this many files, starting workers costs more than it saves
 
@@ -27,11 +33,34 @@ class Task:
     edits: bool = False  # compute each fix's edits (for the formats that report them)
     data: bytes | None = None  # stdin contents
     add_noqa: bool = False  # `check --add-noqa`: suppress every finding in the file instead
+    cache_dir: str | None = None  # where module summaries are cached (None: not cached)
 
 
-def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileResult]:
+def run(tasks: Sequence[Task | Missing], jobs: int | None = None, cache: "Cache | None" = None) -> list[FileResult]:
+    """Results in the order of `tasks`; with a `cache`, unchanged files are not checked again."""
     missing = [FileResult(t.path, error=t.reason) for t in tasks if isinstance(t, Missing)]
     work = [t for t in tasks if isinstance(t, Task)]
+    forget_projects()
+    with _rare_collections():
+        if cache is not None:
+            return missing + cache.run(work, lambda todo: _run(todo, jobs))
+        return missing + _run(work, jobs)
+
+
+@contextlib.contextmanager
+def _rare_collections():
+    """The models of a project's modules live for the whole run (each file reuses them): the
+    garbage collector's passes over them cost more than the checking (1.6x measured on 1,153
+    files of ML repositories). Workers forked meanwhile inherit the setting."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def _run(work: list[Task], jobs: int | None) -> list[FileResult]:
     workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
     if workers > 1 and len(work) >= POOL_THRESHOLD:
         from concurrent.futures import ProcessPoolExecutor
@@ -40,7 +69,7 @@ def run(tasks: Sequence[Task | Missing], jobs: int | None = None) -> list[FileRe
             results = list(pool.map(process, work, chunksize=max(1, len(work) // (workers * 8))))
     else:
         results = [process(task) for task in work]
-    return missing + results
+    return results
 
 
 def process(task: Task) -> FileResult:
@@ -53,16 +82,19 @@ def process(task: Task) -> FileResult:
         data = task.data if task.data is not None else read_bytes(task.path)
         document = load_document(task.path, data)
         rules = task.config.rules_for(task.path)
+        project = project_context(task.path, task.cache_dir) if task.data is None else None
         if task.add_noqa:
-            _add_noqa(task, document, data, rules, result)
+            _add_noqa(task, document, data, rules, result, project)
             return result
         policy = task.config.fix_policy(unsafe=task.unsafe)
         from gradlint.fixer import diagnose, fix_document
 
         if not task.fix:
-            result.diagnostics = diagnose(document, rules, policy, edits=task.edits)
+            result.diagnostics = diagnose(document, rules, policy, edits=task.edits, project=project)
+            if task.cache_dir is not None:
+                result.digest, result.dependencies = content_hash(data), project.used if project else {}
             return result
-        outcome = fix_document(document, rules, policy)
+        outcome = fix_document(document, rules, policy, project)
         result.diagnostics, result.fixed, result.fix_failures = outcome.remaining, outcome.fixed, outcome.failures
         if outcome.changed:
             result.diff = document.diff(outcome.text)
@@ -78,9 +110,9 @@ def process(task: Task) -> FileResult:
     return result
 
 
-def _add_noqa(task: Task, document: Document, original: bytes, rules, result: FileResult) -> None:
+def _add_noqa(task: Task, document: Document, original: bytes, rules, result: FileResult, project) -> None:
     """Write `# noqa: GLxxx` for every finding (never for GL001, which judges such comments)."""
-    pairs = [(rule, finding) for rule, finding in find(document, rules) if rule.needs_model]
+    pairs = [(rule, finding) for rule, finding in find(document, rules, project) if rule.needs_model]
     if not pairs:
         return
     text, _ = with_noqa(document.text, [(finding.span.line, finding.code) for _, finding in pairs])

@@ -110,7 +110,8 @@ class SuppressionComments:
         target = self.noqa_line(line)
         hit = False
         for directive in self.directives:
-            if (directive.file_level or directive.line == target) and directive.covers(code) and not (explicit and directive.bare):
+            applies = directive.file_level or directive.line == target
+            if applies and directive.covers(code) and not (explicit and directive.bare):
                 hit = True
                 self.used.add((directive, None))
                 self.used.update((directive, c) for c in directive.codes if selects(c, code))

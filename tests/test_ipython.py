@@ -102,15 +102,7 @@ def test_clean_cell_is_silent(shell, capsys):
 
 def test_earlier_cells_give_the_context(shell, capsys, tmp_path):
     """The loop alone cannot tell that `model` is DDP (silent); after the cell that wraps it, it can."""
-    loop = """\
-accum_steps = 4
-for i, (x, y) in enumerate(batches):
-    loss = F.mse_loss(model(x), y) / accum_steps
-    loss.backward()
-    if (i + 1) % accum_steps == 0:
-        optimizer.step()
-        optimizer.zero_grad()
-"""
+    loop = CLEAN
     start(shell, capsys)
     ok, printed = run(shell, loop, capsys)
     assert ok and printed == ""
@@ -238,3 +230,15 @@ def test_a_crashing_rule_costs_one_line_and_the_cell_runs(shell, capsys, monkeyp
     ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
     assert ok and shell.user_ns["clipped"]
     assert printed.strip() == "gradlint: internal error in GL101: RuntimeError: boom"
+
+
+def test_unload_stops_checking(shell, capsys):
+    start(shell, capsys)
+    run(shell, "%unload_ext gradlint", capsys)
+    ok, printed = run(shell, CLIP_AFTER_STEP, capsys)
+    assert ok and printed == ""
+    ok, printed = run(shell, "%gradlint", capsys)
+    assert not ok and "gradlint` not found" in printed
+    run(shell, "%load_ext gradlint", capsys)
+    _, printed = run(shell, CLIP_AFTER_STEP.replace("1.0", "0.5"), capsys)
+    assert "GL101" in printed

@@ -76,7 +76,7 @@ def test_a_different_code_does_not_suppress(comment):
     "statement",
     [
         "        loss = F.cross_entropy(logits, y)\n",  # the line above
-        "        if (i + 1) % accum == 0:\n",  # the line below
+        "        if (i + 1) % accum == 0 or i + 1 == len(batches):\n",  # the line below
         "            optimizer.step()\n",  # the step the finding talks about
         "    for i, (x, y) in enumerate(batches):\n",  # the loop header
     ],

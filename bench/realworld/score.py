@@ -61,7 +61,7 @@ def run_gradlint(root: Path, entries: list[Entry], command: list[str]) -> tuple[
     for entry in entries:
         files[entry.checkout].add(entry.path)
         files[entry.checkout].update(r.split("::", 1)[0] for r in entry.related)
-    fmt = _format_option(command)
+    fmt = _format_option(command, root)
     findings, errors = [], []
     for checkout, paths in sorted(files.items()):
         cwd = root / checkout
@@ -90,16 +90,17 @@ def run_gradlint(root: Path, entries: list[Entry], command: list[str]) -> tuple[
     return findings, errors
 
 
-def _format_option(command: list[str]) -> str:
+def _format_option(command: list[str], cwd: Path) -> str:
+    """Ask the gradlint that will check (run from the work folder: `python -m` looks in the cwd first)."""
     help_text = subprocess.run(
-        [*command, "check", "--help"], capture_output=True, text=True, check=False
+        [*command, "check", "--help"], cwd=cwd, capture_output=True, text=True, check=False
     ).stdout
     return "--output-format" if "--output-format" in help_text else "--format"
 
 
-def reported_codes(command: list[str]) -> set[str]:
+def reported_codes(command: list[str], cwd: Path) -> set[str]:
     """The codes this gradlint has (first word of each line of `gradlint rule`)."""
-    out = subprocess.run([*command, "rule"], capture_output=True, text=True, check=False).stdout
+    out = subprocess.run([*command, "rule"], cwd=cwd, capture_output=True, text=True, check=False).stdout
     return {
         line.split()[0] for line in out.splitlines() if line[:2] == "GL" and line.split()[0][2:].isdigit()
     }
@@ -209,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     for error in errors:
         print(f"error: {error}", file=sys.stderr)
     outcome = match(entries, spans, findings)
-    results = report(entries, spans, outcome, reported_codes(command))
+    results = report(entries, spans, outcome, reported_codes(command, args.root))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 2 if errors else 0

@@ -100,10 +100,10 @@ class GradlintServer(LanguageServer):
         if cached is not None:
             return cached
         config = self.config_for(snapshot.path)
-        log_error = lambda message: self.window_log_message(  # noqa: E731
-            types.LogMessageParams(types.MessageType.Error, message)
-        )
-        return self.cache.store(analyse(snapshot, self.settings, config, self.settings.unsafe_fixes, log_error))
+        return self.cache.store(analyse(snapshot, self.settings, config, self.settings.unsafe_fixes, self.log_error))
+
+    def log_error(self, message: str) -> None:
+        self.window_log_message(types.LogMessageParams(types.MessageType.Error, message))
 
     def safe_analyse(self, owner: str) -> Analysis | None:
         """`analyse`, but a crash is logged, never sent up to take the editor's session down."""
@@ -111,9 +111,7 @@ class GradlintServer(LanguageServer):
             return self.analyse(owner)
         except Exception as error:
             log.exception("gradlint: analysing %s failed", owner)
-            self.window_log_message(
-                types.LogMessageParams(types.MessageType.Error, f"gradlint: {owner}: {type(error).__name__}: {error}")
-            )
+            self.log_error(f"gradlint: {owner}: {type(error).__name__}: {error}")
             return None
 
     def lsp_diagnostics(self, analysis: Analysis, target: str) -> list[types.Diagnostic]:

@@ -13,10 +13,13 @@ from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
-from gradlint.model.names import ImportTable, dotted
+from gradlint.model.names import ImportTable
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
 from gradlint.model.values import Values
+
+if TYPE_CHECKING:
+    from gradlint.model.callees import ProjectResolver
 
 if TYPE_CHECKING:
     from gradlint.model.callees import ProjectResolver

@@ -77,7 +77,7 @@ def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -
             return method or _callable_instance(module, func, context)
         if _is_super_call(owner) and context.cls is not None:
             return find_method(module, context.cls, func.attr, skip_own=True)
-        return _imported(module, func)
+        return _imported(module, func) or _instance_method(module, owner, func.attr, context)
     return None
 
 
@@ -161,6 +161,18 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
     return find_method(owner_module, owner, "__call__")
 
 
+def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context: CallContext) -> Callee | None:
+    """`trainer.backward(loss)` where `trainer = MixedPrecisionTrainer(...)` (also an
+    attribute of `self`, or a parameter every caller passes one for)."""
+    if isinstance(owner, ast.Name) and owner.id in module.imports.aliases:
+        return None  # a module or class imported by name, not an instance
+    classes = {id(found[1]): found for found in _instance_classes(module, owner, context, follow_callers=True)}
+    if len(classes) != 1:
+        return None
+    owner_module, cls = next(iter(classes.values()))
+    return find_method(owner_module, cls, name)
+
+
 def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):
     if isinstance(expr, ast.Call):  # `train(..., LossScaler())`
         built = class_of_instance(module, expr)
@@ -210,7 +222,7 @@ def bind_arguments(callee: Callee, call: ast.Call) -> dict[str, ast.expr]:
     methods and `__call__`); defaults and *args/**kwargs are left out."""
     function = callee.function
     params = [*function.args.posonlyargs, *function.args.args]
-    if callee.cls is not None and params and not _is_static(function):
+    if callee.cls is not None and params and not is_static(function):
         params = params[1:]
     bound: dict[str, ast.expr] = {}
     for param, argument in zip(params, call.args):
@@ -224,7 +236,7 @@ def bind_arguments(callee: Callee, call: ast.Call) -> dict[str, ast.expr]:
     return bound
 
 
-def _is_static(function: ast.AST) -> bool:
+def is_static(function: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(function, "decorator_list", ()))
 
 

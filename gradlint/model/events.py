@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_scope, resolve_callee, returned_value
+from gradlint.model.callees import bind_arguments, class_of_scope, is_static, resolve_callee, returned_value
+from gradlint.model.frames import FUNCTION_TYPES, Frame, parameter_roles, passed_by_callers, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
-from gradlint.model.roles import Role, classify_constructor
+from gradlint.model.roles import Role
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -38,7 +39,6 @@ CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_no
 NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
 SYNC_SWITCH_WORDS = ("allreduce", "all_reduce", "sync")  # `model.disable_allreduce()` ...
 LIGHTNING_CLIPS = frozenset({"clip_gradients"})
-FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_HELPER_DEPTH = 6  # how many calls deep the walk follows helpers
 GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
@@ -53,6 +53,7 @@ class LossSource:
     expr: ast.expr
     scope: ast.AST
     line: int
+    passed_at: ast.Call | None = None  # the call that handed the loss to the helper
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Event:
     site: ast.Call | None = None  # the unit's own call through which a helper's event runs
     foreign: bool = False  # `node` belongs to another module than the unit's
     elsewhere: bool = False  # foreign, or in a method of another object (`loss_scaler(...)`)
+    reported_at: ast.Call | None = None  # for events elsewhere: the unit-side call leading there
     loss_source: LossSource | None = None
 
     @property
@@ -84,7 +86,7 @@ class Event:
     def anchor(self) -> ast.AST:
         """Where to report the event in the unit's module: the event itself, or the call that
         leads to it when it sits in another module or another object's method."""
-        return self.site if self.elsewhere and self.site is not None else self.node
+        return self.reported_at if self.elsewhere and self.reported_at is not None else self.node
 
     @property
     def boundary_guard(self) -> Guard | None:
@@ -98,6 +100,10 @@ class Event:
         source = self.loss_source
         if source is None:
             return None
+        passed = passed_by_callers(source)
+        if passed is not None:  # a step function handed its loss: what do its callers pass?
+            verdicts = [loss_normalized(m, argument, scope, line) for m, argument, scope, line in passed]
+            return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
         return loss_normalized(source.module, source.expr, source.scope, source.line)
 
 
@@ -107,30 +113,6 @@ class _State:
     loops: list[ast.stmt] = field(default_factory=list)
     contexts: list[ast.expr] = field(default_factory=list)
     context_names: dict[str, ast.expr] = field(default_factory=dict)  # `with x() as name`
-
-
-@dataclass
-class _Frame:
-    """One function being walked: the unit's own code, or a helper it calls."""
-
-    module: "ModuleModel"
-    scope: ast.AST
-    cls: ast.ClassDef | None
-    arguments: dict[str, ast.expr] = field(default_factory=dict)  # parameter -> caller's argument
-    caller: "_Frame | None" = None
-    call: ast.Call | None = None  # the call in `caller` that runs this frame
-    ddp_parameters: set[str] | None = None  # parameters that are DDP models (computed on use)
-
-    @property
-    def context(self) -> CallContext:
-        return CallContext(self.module, self.scope, self.cls)
-
-    @property
-    def site(self) -> ast.Call | None:
-        frame = self
-        while frame.caller is not None and frame.caller.caller is not None:
-            frame = frame.caller
-        return frame.call
 
 
 class EventWalker:
@@ -147,7 +129,7 @@ class EventWalker:
         unit_scope = unit if isinstance(unit, FUNCTION_TYPES) else model.parents.scope_of(unit)
         self.events: list[Event] = []
         self.state = _State()
-        self.frame = _Frame(model, unit_scope, class_of_scope(model, unit_scope))
+        self.frame = Frame(model, unit_scope, class_of_scope(model, unit_scope))
 
     def walk(self, body: list[ast.stmt]) -> list[Event]:
         self._block(body)
@@ -264,7 +246,10 @@ class EventWalker:
             if method == "backward" and not _is_self(receiver):
                 # `torch.autograd.backward(loss)` runs on its argument
                 autograd = (frame.module.imports.qualname(receiver) or "").endswith("autograd") and call.args
-                self._backward(call, stmt, call.args[0] if autograd else receiver)
+                if autograd:
+                    self._backward(call, stmt, call.args[0])
+                elif not self._follow(call):  # a helper object's backward(loss), else a tensor's
+                    self._backward(call, stmt, receiver)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
@@ -309,12 +294,15 @@ class EventWalker:
 
     def _forward_through(self, call: ast.Call, stmt: ast.stmt) -> None:
         """`loss = diffusion.training_losses(ddp_model, x, t)`: a function the model cannot
-        read is handed the DDP model itself and its result is used: it runs the forward."""
+        read is handed the DDP model itself and its result is used: it runs the forward (or,
+        as a context manager, may switch the model's sync)."""
         if isinstance(stmt, ast.Expr) and stmt.value is call:
             return  # `evaluate(ddp_model)`, `save(ddp_model)`: nothing flows on
         for argument in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(argument, (ast.Name, ast.Attribute)) and self._role(argument) is Role.DDP_MODEL:
-                self._add(Kind.FORWARD, call, stmt, target=self._name(argument))
+                # `with ddp_sync(ddp, last):` may well switch the sync: the model cannot tell
+                context = isinstance(stmt, (ast.With, ast.AsyncWith)) and any(i.context_expr is call for i in stmt.items)
+                self._add(Kind.NO_SYNC if context else Kind.FORWARD, call, stmt, target=self._name(argument))
                 return
 
     def _step(self, call: ast.Call, stmt: ast.stmt, optimizer: str | None) -> None:
@@ -339,11 +327,11 @@ class EventWalker:
         """Lightning Fabric hands the loop back: `fabric.backward(loss)` is the backward (it
         scales for AMP itself), `fabric.clip_gradients(...)` clips unscaled gradients."""
         if method == "backward" and call.args:
-            self._backward(call, stmt, call.args[0], through_framework=True)
+            self._backward(call, stmt, call.args[0])
         elif method == "clip_gradients":
             self._add(Kind.CLIP, call, stmt)
 
-    def _backward(self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr, through_framework: bool = False) -> None:
+    def _backward(self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr) -> None:
         scaler = None
         match tensor:
             case ast.Call(func=ast.Attribute(value=owner, attr="scale"), args=[inner]) if (
@@ -355,13 +343,13 @@ class EventWalker:
         self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call))
 
     def _loss_source(self, tensor: ast.expr, call: ast.Call) -> LossSource:
-        frame, line = self.frame, call.lineno
+        frame, line, passed_at = self.frame, call.lineno, None
         while (
             isinstance(tensor, ast.Name) and tensor.id in frame.arguments and frame.caller is not None
             and not frame.module.scope(frame.scope).before(tensor.id, line)
         ):
-            tensor, line, frame = frame.arguments[tensor.id], frame.call.lineno, frame.caller
-        return LossSource(frame.module, tensor, frame.scope, line)
+            tensor, line, passed_at, frame = frame.arguments[tensor.id], frame.call.lineno, frame.call, frame.caller
+        return LossSource(frame.module, tensor, frame.scope, line, passed_at)
 
     def _assignment_events(self, stmt: ast.stmt) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
@@ -385,9 +373,11 @@ class EventWalker:
             return False
         arguments = bind_arguments(callee, call)
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
-        if callee.cls is not None and params and isinstance(call.func, ast.Attribute | ast.Name):
-            arguments[params[0].arg] = call.func.value if isinstance(call.func, ast.Attribute) and _is_self(call.func.value) else call.func
-        self.frame = _Frame(callee.module, callee.function, callee.cls, arguments, frame, at or call)
+        if callee.cls is not None and params and not is_static(callee.function):
+            # `self` is the object called (`loss_scaler(...)`), or whose method is called
+            called_object = getattr(callee.function, "name", "") == "__call__" or not isinstance(call.func, ast.Attribute)
+            arguments[params[0].arg] = call.func if called_object else call.func.value
+        self.frame = Frame(callee.module, callee.function, callee.cls, arguments, frame, at or call)
         try:
             if isinstance(callee.function, ast.Lambda):
                 for node in _interesting_nodes([callee.function.body]):
@@ -432,79 +422,24 @@ class EventWalker:
 
     def _add(self, kind: Kind, node: ast.AST, stmt: ast.stmt, **details) -> None:
         state, frame = self.state, self.frame
-        root = frame
-        while root.caller is not None:
-            root = root.caller
-        foreign = frame.module is not self.model
+        reported_at = None
+        while not self._local(frame):  # up to the code of the unit's own module and object
+            reported_at, frame = frame.call, frame.caller
         self.events.append(
             Event(
                 kind, node, stmt, len(self.events), tuple(state.guards), tuple(state.loops),
-                tuple(state.contexts), frame.scope, module=frame.module, site=frame.site,
-                foreign=foreign, elsewhere=foreign or (frame.cls is not None and frame.cls is not root.cls),
-                **details,
+                tuple(state.contexts), self.frame.scope, module=self.frame.module, site=self.frame.site,
+                foreign=self.frame.module is not self.model, elsewhere=reported_at is not None,
+                reported_at=reported_at, **details,
             )
         )
 
-
-def role_in_frame(frame: _Frame, expr: ast.expr) -> Role | None:
-    """The role of `expr` where `frame` runs: from its own module, else through the argument
-    its caller passed for the parameter it names, else (for the unit itself) from what every
-    caller in the module passes."""
-    role = frame.module.roles.of(expr)
-    if role is not None:
-        return role
-    name = dotted(expr)
-    if name is None:
-        return None
-    head, _, rest = name.partition(".")
-    if frame.caller is not None:
-        argument = frame.arguments.get(head)
-        if argument is None:
-            return None
-        if not rest:
-            return role_in_frame(frame.caller, argument) or _constructed_role(frame.caller.module, argument)
-        outer = dotted(argument)
-        return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
-    return None if rest else parameter_roles(frame.module, frame.scope).get(head)
-
-
-def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]:
-    """Roles of a function's parameters that every caller in the module agrees on
-    (`train_one_epoch(ddp_model, ...)` makes `model` a DDP model there)."""
-    if not isinstance(function, FUNCTION_TYPES):
-        return {}
-
-    def compute() -> dict[str, Role]:
-        found: dict[str, set] = {}
-        for call, context in callers(module, function):
-            callee = Callee(module, function, context.cls if _is_self_call(call) else None)
-            caller = _Frame(context.module, context.scope, context.cls)
-            for param, argument in bind_arguments(callee, call).items():
-                found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
-        return {p: roles.pop() for p, roles in found.items() if len(roles) == 1 and None not in roles}
-
-    return module.memo(("parameter roles", id(function)), compute, while_computing={})
-
-
-def value_outside(frame: _Frame, name: str) -> ast.expr | None:
-    """The value a name has that is not assigned in the frame's own code: the argument for a
-    parameter, the one computed value of `self.flag` in the class, or what the one caller of
-    the unit passes."""
-    head, _, rest = name.partition(".")
-    if not rest and head in frame.arguments:
-        return frame.arguments[head]
-    if head == "self" and rest and "." not in rest and frame.cls is not None:
-        values = [v for v in frame.module.class_attributes(frame.cls).get(rest, ()) if not isinstance(v, ast.Constant)]
-        return values[0] if len(values) == 1 else None
-    if frame.caller is None and not rest and isinstance(frame.scope, FUNCTION_TYPES):
-        passed = {
-            ast.dump(value): value
-            for call, context in callers(frame.module, frame.scope)
-            for param, value in bind_arguments(Callee(frame.module, frame.scope, context.cls if _is_self_call(call) else None), call).items()
-            if param == head
-        }
-        return next(iter(passed.values())) if len(passed) == 1 else None
-    return None
+    def _local(self, frame: Frame) -> bool:
+        """Code of the unit's module that runs on the unit's own object (or on none)."""
+        root = frame
+        while root.caller is not None:
+            root = root.caller
+        return frame.caller is None or (frame.module is self.model and frame.cls in (None, root.cls))
 
 
 def manual_optimization(module: "ModuleModel", cls: ast.ClassDef | None) -> bool:
@@ -516,19 +451,8 @@ def manual_optimization(module: "ModuleModel", cls: ast.ClassDef | None) -> bool
     return any(isinstance(v, ast.Constant) and v.value is False for v in values)
 
 
-def _constructed_role(module: "ModuleModel", expr: ast.expr) -> Role | None:
-    if isinstance(expr, ast.Call):
-        qualname = module.imports.qualname(expr.func)
-        return classify_constructor(qualname) if qualname else None
-    return None
-
-
 def _is_self(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Name) and expr.id == "self"
-
-
-def _is_self_call(call: ast.Call) -> bool:
-    return isinstance(call.func, ast.Attribute) and _is_self(call.func.value)
 
 
 def _is_scale_loss(context: ast.expr | None) -> bool:

@@ -34,8 +34,21 @@ class Guard:
     inside_window: Boundary | None = None
 
     def excludes(self, other: "Guard") -> bool:
-        """True when the two are the two branches of one `if`."""
-        return self.node is other.node and self.holds != other.holds
+        """True when the two are the two branches of one `if`, or opposite sides of the same
+        flag tested twice (`if self.use_fp16:` in the backward and again in the step)."""
+        if self.holds == other.holds:
+            return False
+        return self.node is other.node or (_is_flag(self.test) and ast.dump(self.test) == ast.dump(other.test))
+
+
+def _is_flag(test: ast.expr) -> bool:
+    """A test of settings only (names, attributes, constants, `not`, `and`/`or`, comparisons):
+    no call, subscript or arithmetic whose value could change between two tests of it."""
+    return all(
+        isinstance(node, (ast.Name, ast.Attribute, ast.Constant, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Load,
+                          ast.Not, ast.And, ast.Or, ast.cmpop))
+        for node in ast.walk(test)
+    )
 
 
 def make_guard(node: ast.stmt, test: ast.expr, holds: bool, resolve: Resolver) -> Guard:

@@ -61,8 +61,27 @@ class Accumulation:
             return None
         if not isinstance(target, ast.Name):
             return None
-        factor = model.source(self.factor) if hasattr(self.factor, "lineno") else ast.unparse(self.factor)
-        return f"{target.id} == {factor} - 1" if isinstance(self.factor, (ast.Name, ast.Attribute, ast.Constant)) else f"{target.id} == ({factor}) - 1"
+        factor = model.source(self.factor)  # synthetic `len(x)` nodes unparse
+        if not isinstance(self.factor, (ast.Name, ast.Attribute, ast.Constant, ast.Call)):
+            factor = f"({factor})"
+        return f"{target.id} == {factor} - 1"
+
+    def runs_every_micro_batch(self, event: Event) -> bool:
+        """The event runs on every micro-batch, not once per window: outside every boundary
+        test (flat shape), or inside the micro-batch loop (nested shape); and on the
+        accumulating path."""
+        if not self.covers(event):
+            return False
+        if self.inner_loop is not None:
+            return self.inner_loop in event.loops
+        return not any(g.boundary or g.inside_window for g in event.guards)
+
+    def at_step(self, event: Event) -> bool:
+        """The event runs once per window, where the step runs: under the step's boundary
+        test, or after the micro-batch loop."""
+        if self.inner_loop is not None:
+            return self.inner_loop not in event.loops
+        return self.guard in event.guards
 
 
 class TrainingLoop:
@@ -99,6 +118,32 @@ class TrainingLoop:
         if self.of(Kind.FRAMEWORK) or not self.optimizers:
             return False
         return len(self.optimizers) == 1 or self._stepped_together()
+
+    @cached_property
+    def optimizer_phases(self) -> list["TrainingLoop"]:
+        """The loop as each optimizer sees it: itself when plain; for optimizers that take
+        turns (a GAN's generator then discriminator, each zero/backward/step), one view per
+        turn, from the previous turn's step to this one's; none when the model cannot tell."""
+        if self.plain:
+            return [self]
+        steps = self.of(*STEPS)
+        if self.of(Kind.FRAMEWORK) or len(self.optimizers) < 2:
+            return []
+        turns: list[list[Event]] = []
+        for step in steps:
+            if turns and turns[-1][-1].optimizer == step.optimizer:
+                turns[-1].append(step)
+            else:
+                turns.append([step])
+        if len(turns) != len(self.optimizers):
+            return []  # an optimizer steps in two separate turns
+        phases, start = [], -1
+        for turn in turns:
+            end = turn[-1].order
+            events = [e for e in self.events if start < e.order <= end]
+            phases.append(TrainingLoop(self.model, self.node, events))
+            start = end
+        return phases
 
     def _stepped_together(self) -> bool:
         steps = self.of(*STEPS)
@@ -257,6 +302,16 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
     return any(node is inner for node in ast.walk(outer))
 
 
+def _speaks_of_batches(expr: ast.expr) -> bool:
+    words = {w for node in ast.walk(expr) for w in _identifier_words(node)}
+    return any(word.startswith(prefix) for word in words for prefix in (*MICRO_BATCH_WORDS, "batch", "mb", "bs"))
+
+
+def _identifier_words(node: ast.AST) -> list[str]:
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.lower().split("_")
+
+
 def _is_zero(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value == 0
 
@@ -287,8 +342,9 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
         args = iterable.args
         if len(args) == 1 and not (isinstance(args[0], ast.Constant) and args[0].value in (0, 1)):
             return args[0]
-        if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]):
-            # slicing: `for j in range(0, len(x), micro_bs): x[j : j + micro_bs]`
+        if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]) and _speaks_of_batches(iterable):
+            # slicing a batch: `for j in range(0, len(x), micro_bs): x[j : j + micro_bs]`
+            # (not the time steps of truncated backpropagation through time)
             return ast.Call(ast.Name("len", ast.Load()), [iterable], [])
         return None
     text = ast.unparse(iterable)

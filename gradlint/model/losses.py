@@ -47,6 +47,11 @@ class _Analysis:
                 return self.expr(operand, scope, line, depth + 1)
             case ast.IfExp(body=body, orelse=orelse):
                 return _all(self.expr(body, scope, line, depth + 1), self.expr(orelse, scope, line, depth + 1))
+            case ast.Call(func=ast.Attribute(value=ast.BinOp(op=ast.Mult(), left=left, right=right), attr="mean"), args=[], keywords=[]):
+                # `(losses * weights).mean()`: per-element weights averaged out do not divide the
+                # total; it is normalized only when one side visibly is
+                verdicts = (self.expr(left, scope, line, depth + 1), self.expr(right, scope, line, depth + 1))
+                return True if True in verdicts else (False if False in verdicts else None)
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in NORMALIZING_METHODS:
                 return True
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in PASS_THROUGH_METHODS:

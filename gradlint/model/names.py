@@ -30,9 +30,12 @@ class ImportTable:
                     else:
                         root = alias.name.split(".")[0]
                         self.aliases.setdefault(root, root)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif isinstance(node, ast.ImportFrom):
+                # relative imports keep their dots (`.utils.backward_step`): the project resolves them
+                module = "." * node.level + (node.module or "")
+                separator = "." if node.module else ""
                 for alias in node.names:
-                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                    self.aliases[alias.asname or alias.name] = f"{module}{separator}{alias.name}"
 
     def qualname(self, expr: ast.AST) -> str | None:
         """The dotted name of `expr` with its first segment resolved through the imports."""

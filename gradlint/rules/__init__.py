@@ -14,18 +14,29 @@ from gradlint.rules.amp import (
 )
 from gradlint.rules.amp_api import DeprecatedCudaAmp
 from gradlint.rules.base import Finding, Rule
+from gradlint.rules.clearing import MissingZeroGrad
 from gradlint.rules.ddp import DdpAccumulationWithoutNoSync
 from gradlint.rules.memory import LossKeptWithGraph
+from gradlint.rules.micro_batches import ClipPerMicroBatch, DroppedTailMicroBatches, SchedulerPerMicroBatch
 from gradlint.rules.no_sync import NoSyncWithoutForward
 from gradlint.rules.numerics import LogOfSoftmax, SigmoidWithLogitsLoss, SoftmaxBeforeCrossEntropy
-from gradlint.rules.ordering import ClipAfterStep
+from gradlint.rules.ordering import ClipAfterStep, ClipBeforeBackward, SchedulerBeforeStep, ZeroGradBeforeStep
+from gradlint.rules.results import BackwardResultUsed
 from gradlint.rules.suppressions import UnusedSuppression
 
 ALL_RULES: tuple[Rule, ...] = (
     UnusedSuppression(),
     ClipAfterStep(),
+    ClipBeforeBackward(),
+    ZeroGradBeforeStep(),
+    MissingZeroGrad(),
+    BackwardResultUsed(),
+    SchedulerBeforeStep(),
     AccumulationWithoutLossScaling(),
     ZeroGradInsideAccumulation(),
+    ClipPerMicroBatch(),
+    SchedulerPerMicroBatch(),
+    DroppedTailMicroBatches(),
     ClipWithoutUnscale(),
     StepBypassesScaler(),
     MissingScalerUpdate(),

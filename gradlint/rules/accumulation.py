@@ -17,23 +17,25 @@ class AccumulationWithoutLossScaling(Rule):
     code = "GL201"
     name = "accumulation-without-loss-scaling"
     summary = "gradients accumulate over N micro-batches but the loss is not divided by N"
+    fix_applicability = "unsafe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:
             accumulation = loop.accumulation
-            if not loop.plain or accumulation is None or loop.of(Kind.GRAD_RESCALE):
+            if not loop.plain or accumulation is None:
                 continue
             factor = factor_text(model, accumulation.factor)
             step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[0]
             for backward in loop.on_path(Kind.BACKWARD):
-                if backward.loss_normalized() is not False:
+                rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
+                if rescaled or backward.loss_normalized() is not False:
                     continue
                 message = (
                     f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
                     f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
                     f"of the window's gradients, `{factor}` times the gradient of the mean loss"
                 )
-                yield Finding(self.code, model.span(_where(backward)), message, self._fix(model, loop, backward, factor))
+                yield Finding(self.code, model.span(_where(backward, model)), message, self._fix(model, loop, backward, factor))
 
     @staticmethod
     def _fix(model, loop, backward, factor) -> FixPlan | None:
@@ -56,9 +58,10 @@ class ZeroGradInsideAccumulation(Rule):
     code = "GL202"
     name = "zero-grad-inside-accumulation"
     summary = "zero_grad() runs on every micro-batch while the step waits for N of them"
+    fix_applicability = "safe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
+        for loop in (phase for unit in model.loops for phase in unit.optimizer_phases):
             accumulation = loop.accumulation
             if not loop.plain or accumulation is None:
                 continue
@@ -66,7 +69,7 @@ class ZeroGradInsideAccumulation(Rule):
             step = steps[-1]
             factor = f"`{factor_text(model, accumulation.factor)}`"
             for zero in loop.on_path(Kind.ZERO_GRAD):
-                if zero.optimizer not in (*loop.optimizers, None) or not _every_micro_batch(zero, accumulation):
+                if zero.optimizer not in (*loop.optimizers, None) or not accumulation.runs_every_micro_batch(zero):
                     continue
                 message = (
                     f"{code(model, zero)} runs on every micro-batch while {code(model, step)} waits "
@@ -91,18 +94,10 @@ def _after_every_step(model, loop, steps):
     return pair[1] if pair is not None and pair[0] is pair[1] else None
 
 
-def _where(backward):
+def _where(backward, model):
     """A helper that was handed the loss (`loss_scaler(loss, ...)`) is right for every caller
     that divides: report the call that passes the raw loss."""
     source = backward.loss_source
-    if backward.inlined and source is not None and source.scope is not backward.scope:
-        return backward.site
+    if backward.inlined and source is not None and source.passed_at is not None and source.module is model:
+        return source.passed_at
     return backward.anchor
-
-
-def _every_micro_batch(zero, accumulation) -> bool:
-    if not accumulation.covers(zero):
-        return False
-    if accumulation.inner_loop is not None:
-        return accumulation.inner_loop in zero.loops
-    return not any(g.boundary or g.inside_window for g in zero.guards)

@@ -18,6 +18,7 @@ class ClipWithoutUnscale(Rule):
     code = "GL301"
     name = "clip-without-unscale"
     summary = "clipping gradients that GradScaler has scaled, without scaler.unscale_() first"
+    fix_applicability = "safe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:
@@ -44,11 +45,7 @@ class ClipWithoutUnscale(Rule):
     @staticmethod
     def _fix(model, loop, clip, scaler, optimizer, late_unscales) -> FixPlan | None:
         accumulation = loop.accumulation
-        per_micro_batch = accumulation is not None and (
-            (accumulation.guard is not None and accumulation.guard not in clip.guards)
-            or (accumulation.inner_loop is not None and accumulation.inner_loop in clip.loops)
-        )
-        if clip.inlined or per_micro_batch:
+        if clip.inlined or (accumulation is not None and not accumulation.at_step(clip)):
             return None  # unscale_ on every micro-batch would raise: only fix a clip at the step
         statement = f"{scaler}.unscale_({optimizer})"
         if late_unscales:  # a second unscale_ before update() raises: move the existing one

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterator
 
 from gradlint.diagnostics import Span
-from gradlint.fixplan import FixPlan
+from gradlint.fixplan import Applicability, FixPlan, Operation
 from gradlint.model import BACKWARD_CALL
 
 if TYPE_CHECKING:
-    from gradlint.model import ModuleModel
+    from gradlint.model import ModuleModel, TrainingLoop
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,37 @@ class Rule:
     severity: ClassVar[str] = "error"
     default_enabled: ClassVar[bool] = True  # False: only when selected by name (GL001)
     needs_model: ClassVar[bool] = True  # False: the rule reads the suppression comments instead
+    # The catalogue's contract (DESIGN §1), checked by tests/test_registry.py: a rule that offers
+    # a fix says how safe it is, and then ships fixtures/CODE/{bad,fixed}.py and a prediction in
+    # gradlint/verify/; a rule whose fix cannot be measured on torch (DESIGN's prediction "—")
+    # says why in `no_prediction` instead.
+    fix_applicability: ClassVar[Applicability | None] = None
+    no_prediction: ClassVar[str | None] = None
 
     def check(self, model: "ModuleModel") -> Iterator[Finding]:
         raise NotImplementedError
 
+    def plan(self, title: str, *operations: "Operation | None") -> FixPlan | None:
+        """This rule's fix, with its declared applicability; None when an operation cannot be
+        made (a statement that cannot move alone)."""
+        if not operations or any(op is None for op in operations):
+            return None
+        return FixPlan(title, operations, self.fix_applicability or "safe")
+
     @property
     def url(self) -> str:
         return f"https://github.com/gradlint/gradlint/blob/main/rules/{self.code}.md"
+
+
+class LoopRule(Rule):
+    """A rule about training loops whose gradients the code manages by itself: loops where a
+    framework does the work (Accelerate, DeepSpeed, closures) or that step several optimizers
+    are skipped, precision first (DESIGN §2.1)."""
+
+    def check(self, model: "ModuleModel") -> Iterator[Finding]:
+        for loop in model.loops:
+            if loop.plain:
+                yield from self.check_loop(model, loop)
+
+    def check_loop(self, model: "ModuleModel", loop: "TrainingLoop") -> Iterator[Finding]:
+        raise NotImplementedError

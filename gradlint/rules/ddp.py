@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from typing import Iterator
 
 from gradlint.fixplan import EnsureImport, FixPlan, WrapStatements
@@ -17,6 +16,7 @@ class DdpAccumulationWithoutNoSync(Rule):
     code = "GL401"
     name = "ddp-accumulation-without-no-sync"
     summary = "DDP all-reduces gradients on every micro-batch of an accumulation window"
+    fix_applicability = "safe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:

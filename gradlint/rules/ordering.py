@@ -4,36 +4,34 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from gradlint.fixplan import FixPlan
-from gradlint.model import Kind, ModuleModel
-from gradlint.rules.base import Finding, Rule
-from gradlint.rules.shared import code, move
+from gradlint.model import Kind, ModuleModel, TrainingLoop
+from gradlint.model.events import STEPS
+from gradlint.rules.base import Finding, LoopRule
+from gradlint.rules.shared import code, end_of_step_run, move
 
 
-class ClipAfterStep(Rule):
+class ClipAfterStep(LoopRule):
     code = "GL101"
     name = "clip-after-step"
     summary = "gradient clipping runs after optimizer.step() in the same iteration"
+    fix_applicability = "safe"
 
-    def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
-            if not loop.plain:
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        for clip in loop.of(Kind.CLIP):
+            step = _last_step_before(loop, clip)
+            if step is None:
                 continue
-            for clip in loop.of(Kind.CLIP):
-                step = _last_step_before(loop, clip)
-                if step is None:
-                    continue
-                message = (
-                    f"{code(model, clip)} runs after {code(model, step)}: the step has already "
-                    "used the unclipped gradients, and the clipped ones are cleared before any "
-                    "step uses them"
-                )
-                # With a closure, backward runs inside step(): a clip moved before it would
-                # clip the previous iteration's gradients.
-                closure = step.kind is Kind.STEP and (step.node.args or step.node.keywords)
-                operation = None if closure else move(model, loop, clip, step.stmt, "before")
-                fix = FixPlan(f"Move the clip before {code(model, step)}", (operation,)) if operation else None
-                yield Finding(self.code, model.span(clip.anchor), message, fix)
+            message = (
+                f"{code(model, clip)} runs after {code(model, step)}: the step has already "
+                "used the unclipped gradients, and the clipped ones are cleared before any "
+                "step uses them"
+            )
+            # With a closure, backward runs inside step(): a clip moved before it would
+            # clip the previous iteration's gradients.
+            closure = step.kind is Kind.STEP and (step.node.args or step.node.keywords)
+            operation = None if closure else move(model, loop, clip, step.stmt, "before")
+            fix = self.plan(f"Move the clip before {code(model, step)}", operation)
+            yield Finding(self.code, model.span(clip.anchor), message, fix)
 
 
 def _last_step_before(loop, clip):
@@ -47,3 +45,94 @@ def _last_step_before(loop, clip):
     between = [e for e in earlier if e.order > step.order and e.kind is Kind.BACKWARD]
     before = [e for e in earlier if e.order < step.order and e.kind is Kind.BACKWARD]
     return step if before and not between else None
+
+
+class ClipBeforeBackward(LoopRule):
+    code = "GL102"
+    name = "clip-before-backward"
+    summary = "gradient clipping runs before this iteration's backward(), on stale or no gradients"
+    fix_applicability = "safe"
+
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        for clip in loop.of(Kind.CLIP):
+            related = [e for e in loop.events if not e.exclusive_with(clip)]
+            if any(e.order < clip.order and e.kind in (Kind.BACKWARD, *STEPS) for e in related):
+                continue  # after a backward (GL101 or fine) or after a step
+            step = next((e for e in related if e.order > clip.order and e.kind in STEPS), None)
+            backwards = [e for e in related if e.kind is Kind.BACKWARD and clip.order < e.order < (step.order if step else -1)]
+            if not backwards:
+                continue  # the step right after the clip uses the previous iteration's backward
+            backward = backwards[-1]
+            message = (
+                f"{code(model, clip)} runs before {code(model, backward)}: it clips what the previous "
+                f"iteration left in `.grad` (already stepped, or cleared), then {code(model, step)} "
+                "consumes this iteration's gradients unclipped"
+            )
+            yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, loop, clip, backward))
+
+    def _fix(self, model, loop, clip, backward):
+        pair = model.parents.common_block(clip.stmt, backward.stmt)
+        if pair is None or backward.inlined:
+            return None
+        return self.plan(f"Move the clip after {code(model, backward)}", move(model, loop, clip, pair[1], "after"))
+
+
+class ZeroGradBeforeStep(LoopRule):
+    code = "GL103"
+    name = "zero-grad-before-step"
+    summary = "zero_grad() runs between backward() and step(): the step sees zero gradients"
+    fix_applicability = "safe"
+
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        accumulation = loop.accumulation
+        for zero in loop.of(Kind.ZERO_GRAD):
+            if zero.optimizer not in (loop.optimizer, None):
+                continue
+            if accumulation is not None and accumulation.runs_every_micro_batch(zero):
+                continue  # GL202: zeroing every micro-batch of a window
+            related = [e for e in loop.events if not e.exclusive_with(zero)]
+            step = next((e for e in related if e.order > zero.order and e.kind in STEPS), None)
+            if step is None or any(e.kind is Kind.BACKWARD and zero.order < e.order < step.order for e in related):
+                continue
+            backward = next((e for e in reversed(related) if e.kind is Kind.BACKWARD and e.order < zero.order), None)
+            if backward is None:
+                continue
+            message = (
+                f"{code(model, zero)} runs after {code(model, backward)} and before {code(model, step)}: "
+                "it clears the gradients backward just computed, so the step sees zero gradients "
+                "(or none) and the parameters do not move (only momentum and weight decay act)"
+            )
+            anchor = end_of_step_run(model, loop, step)
+            yield Finding(self.code, model.span(zero.anchor), message, self.plan(
+                f"Move {code(model, zero)} after the step", move(model, loop, zero, anchor, "after")
+            ))
+
+
+class SchedulerBeforeStep(LoopRule):
+    code = "GL106"
+    name = "scheduler-before-step"
+    summary = "scheduler.step() runs before optimizer.step() in the iteration"
+    fix_applicability = "safe"
+
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        accumulation = loop.accumulation
+        for sched in loop.of(Kind.SCHED_STEP):
+            if sched.node.args or sched.node.keywords:
+                continue  # ReduceLROnPlateau's metric, an explicit epoch: their own convention
+            if accumulation is not None and accumulation.runs_every_micro_batch(sched):
+                continue  # GL204: stepped on every micro-batch
+            related = [e for e in loop.events if not e.exclusive_with(sched)]
+            if any(e.kind in STEPS and e.order < sched.order for e in related):
+                continue
+            step = next((e for e in related if e.kind in STEPS and e.order > sched.order), None)
+            if step is None:
+                continue
+            message = (
+                f"`{sched.target}.step()` runs before {code(model, step)}: every update uses the "
+                "learning rate meant for the next one, and the schedule's first value is never "
+                "used (warm-up starts one step late, decay comes one step early)"
+            )
+            anchor = end_of_step_run(model, loop, step)
+            yield Finding(self.code, model.span(sched.anchor), message, self.plan(
+                f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
+            ))

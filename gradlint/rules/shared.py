@@ -12,13 +12,14 @@ STEP_RUN = (Kind.STEP, Kind.SCALER_STEP, Kind.SCALER_UPDATE, Kind.SCHED_STEP)
 
 def code(model: ModuleModel, event: Event) -> str:
     """How the user wrote the call, short: `optimizer.step()`, `clip_grad_norm_(...)`."""
-    written = _written(event.module or model, event.node)
+    written = call_text(event.module or model, event.node)
     if event.anchor is not event.node:
         return f"{written} (in `{model.source(event.anchor.func)}(...)`)"
     return written
 
 
-def _written(module: ModuleModel, node: ast.AST) -> str:
+def call_text(module: ModuleModel, node: ast.AST) -> str:
+    """A call as `module` spells it, short."""
     if isinstance(node, ast.Call):
         func = module.source(node.func)
         inner = module.source(node.args[0]) if len(node.args) == 1 and not node.keywords else "..."

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import click
 
-INSTALL_HINT = "gradlint verify needs torch: pip install 'gradlint[verify]'"
+INSTALL_HINT = "gradlint verify needs torch: pip install 'torch-gradlint[verify]'"
 
 
 def torch_version() -> str | None:
@@ -67,8 +67,13 @@ def _report_text(results: Sequence[Any], seconds: float, torch: str) -> None:
 @click.option(
     "--timeout", type=float, default=60.0, show_default=True, help="Seconds allowed per script."
 )
-def verify(codes: tuple[str, ...], fmt: str, timeout: float) -> None:
-    """Run each rule's fixtures on torch (CPU): autofix bad.py, check it equals fixed.py, run both
+@click.option(
+    "--device", type=click.Choice(["cpu", "cuda", "auto"]), default="auto", show_default=True,
+    help="Where the fixtures run: cpu hides CUDA from them, cuda requires it (fp16 autocast and "
+    "GradScaler('cuda')), auto takes CUDA when torch sees it.",
+)
+def verify(codes: tuple[str, ...], fmt: str, timeout: float, device: str) -> None:
+    """Run each rule's fixtures on torch: autofix bad.py, check it equals fixed.py, run both
     under gradient instrumentation and check what the fix is predicted to change.
 
     CODES selects rules (GL201) or families (GL2); all rules with fixtures by default.
@@ -83,7 +88,7 @@ def verify(codes: tuple[str, ...], fmt: str, timeout: float) -> None:
 
     start = time.monotonic()
     try:
-        results = run_verify(list(codes) or None, timeout=timeout)
+        results = run_verify(list(codes) or None, timeout=timeout, device=device)
     except UsageError as exc:
         click.echo(f"gradlint verify: {exc}", err=True)
         sys.exit(2)
@@ -94,7 +99,7 @@ def verify(codes: tuple[str, ...], fmt: str, timeout: float) -> None:
     ok = all(r.passed for r in results)
     if fmt == "json":
         payload = {
-            "passed": ok, "torch": torch, "seconds": round(seconds, 2),
+            "passed": ok, "torch": torch, "device": device, "seconds": round(seconds, 2),
             "rules": [r.as_dict() for r in results],
         }
         click.echo(json.dumps(payload, indent=2))

@@ -27,6 +27,7 @@ from gradlint.verify.trace import Run, Trace
 DEFAULT_TIMEOUT = 60.0  # seconds per script (per launch of all its ranks)
 DRIFT = "fix output drifts from fixed.py"
 RAISED = 1  # the runner's exit status when the script raised (its trace is still written)
+DEVICE_VARIABLE = "GRADLINT_VERIFY_DEVICE"  # read by the runner: "cuda" must find a GPU
 
 # fixer(text of bad.py, rule code) -> the fixed text
 Fixer = Callable[[str, str], str]
@@ -88,8 +89,17 @@ class UsageError(Exception):
     pass
 
 
-def available_codes(fixtures_root: Path | None, predictions: Mapping[str, Prediction]) -> list[str]:
-    codes = set(predictions)
+def catalogue_codes() -> list[str]:
+    """Every rule of the catalogue whose fix has a prediction: verify proves each of them, and a
+    rule that lacks its fixtures fails rather than being skipped."""
+    from gradlint.rules import ALL_RULES
+
+    return [rule.code for rule in ALL_RULES if rule.no_prediction is None]
+
+
+def available_codes(fixtures_root: Path | None, predictions: Mapping[str, Prediction], catalogue: Sequence[str] = ()) -> list[str]:
+    """The catalogue's codes, plus any fixture folder or prediction (neither may go unverified)."""
+    codes = set(catalogue) | set(predictions)
     if fixtures_root is not None and fixtures_root.is_dir():
         codes |= {p.name for p in fixtures_root.iterdir() if p.is_dir() and _CODE.match(p.name)}
     return sorted(codes)
@@ -144,14 +154,16 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 def launch(
-    script: Path, workdir: Path, world_size: int = 1, timeout: float = DEFAULT_TIMEOUT, may_raise: bool = False
+    script: Path, workdir: Path, world_size: int = 1, timeout: float = DEFAULT_TIMEOUT, may_raise: bool = False,
+    device: str = "auto",
 ) -> Run:
     """Run `script` under the runner (on `world_size` gloo ranks) and load its traces.
     `may_raise`: an exception raised by the script is a result (its trace says which), not a
-    launch failure; the prediction decides whether it was expected."""
+    launch failure; the prediction decides whether it was expected. `device`: cpu hides CUDA
+    from the script, cuda makes the runner refuse to run without it."""
     for attempt in range(2):
         try:
-            return _launch_once(script, workdir, world_size, timeout, may_raise)
+            return _launch_once(script, workdir, world_size, timeout, may_raise, device)
         except LaunchError as exc:
             # Another process may have taken the free port between our probe and gloo's bind.
             if world_size > 1 and attempt == 0 and "address already in use" in str(exc).lower():
@@ -160,8 +172,13 @@ def launch(
     raise AssertionError("unreachable")
 
 
-def _launch_once(script: Path, workdir: Path, world_size: int, timeout: float, may_raise: bool = False) -> Run:
+def _launch_once(
+    script: Path, workdir: Path, world_size: int, timeout: float, may_raise: bool = False, device: str = "auto"
+) -> Run:
     env = dict(os.environ)
+    env[DEVICE_VARIABLE] = device
+    if device == "cpu":  # the fixtures pick CUDA when torch sees it: hide it
+        env["CUDA_VISIBLE_DEVICES"] = ""
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
     env.setdefault("OMP_NUM_THREADS", "1")  # tiny models; ranks and runs share the cores
     env["PYTHONUNBUFFERED"] = "1"
@@ -237,6 +254,7 @@ def verify_rule(
     timeout: float,
     workroot: Path,
     pool: ThreadPoolExecutor,
+    device: str = "auto",
 ) -> RuleResult:
     start = time.monotonic()
     pred = predictions.get(code)
@@ -268,7 +286,8 @@ def verify_rule(
     shutil.copytree(folder, work, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     futures = {
         variant: pool.submit(
-            launch, work / f"{variant}.py", work, pred.world_size, timeout, variant == "bad" and pred.bad_raises
+            launch, work / f"{variant}.py", work, pred.world_size, timeout, variant == "bad" and pred.bad_raises,
+            device,
         )
         for variant in ("bad", "fixed")
     }
@@ -282,6 +301,12 @@ def verify_rule(
     if errors:
         result.measured = "did not run"
         return fail("\n".join(errors))
+    ran_on = sorted({t.device for run in runs.values() for t in run.traces})
+    result.details["device"] = ",".join(ran_on)
+    # DDP fixtures run on gloo ranks on the CPU wherever they are (DESIGN §4)
+    if device != "auto" and pred.world_size == 1 and ran_on != [device]:
+        result.measured = f"ran on {', '.join(ran_on)}"
+        return fail(f"--device {device}: the fixtures' parameters were on {', '.join(ran_on)}")
     try:
         outcome = pred.check(runs["bad"], runs["fixed"])
     except PredictionError as exc:
@@ -292,7 +317,7 @@ def verify_rule(
         return fail(f"prediction check crashed: {type(exc).__name__}: {exc}")
     result.passed = outcome.passed
     result.measured = outcome.measured
-    result.details = outcome.details
+    result.details = {**outcome.details, "device": result.details["device"]}
     result.seconds = time.monotonic() - start
     return result
 
@@ -308,19 +333,22 @@ def run_verify(
     fixer: Fixer | None = _USE_AUTOFIX,
     timeout: float = DEFAULT_TIMEOUT,
     jobs: int | None = None,
+    device: str = "auto",
 ) -> list[RuleResult]:
-    """Verify the selected rules. `fixer=None` runs fixed.py as it is (no drift check)."""
+    """Verify the selected rules. `fixer=None` runs fixed.py as it is (no drift check). With the
+    real prediction table the rules come from the catalogue; a test's own table brings its codes."""
+    catalogue = catalogue_codes() if predictions is None else []
     predictions = PREDICTIONS if predictions is None else predictions
     root = Path(fixtures_root) if fixtures_root is not None else find_fixtures_root()
     if fixer is _USE_AUTOFIX:
         fixer = autofix
-    chosen = select(codes, available_codes(root, predictions))
+    chosen = select(codes, available_codes(root, predictions, catalogue))
     jobs = jobs or max(2, os.cpu_count() or 2)
     with tempfile.TemporaryDirectory(prefix="gradlint-verify-") as tmp, \
             ThreadPoolExecutor(max_workers=jobs) as launches, \
             ThreadPoolExecutor(max_workers=max(1, len(chosen))) as rules:
         futures = [
-            rules.submit(verify_rule, code, root, predictions, fixer, timeout, Path(tmp), launches)
+            rules.submit(verify_rule, code, root, predictions, fixer, timeout, Path(tmp), launches, device)
             for code in chosen
         ]
         return [f.result() for f in futures]

@@ -130,8 +130,8 @@ def check_gl201(bad: Run, fixed: Run) -> Outcome:
     b0, f0 = bsteps[0], fsteps[0]
     ratio = b0.update_norm / f0.update_norm if f0.update_norm else float("nan")
     measured = (
-        f"N={n}, {len(comparable)} step(s) from equal params: fixed = bad/N, max rel. err "
-        f"{worst:.1e}; |grad| {_g(b0.grad_norm)} → {_g(f0.grad_norm)}; bad's update {ratio:.2f}×"
+        f"N={n}, {len(comparable)} step(s) from equal params: fixed vs bad/N max rel. err "
+        f"{worst:.1e}; |grad| bad {_g(b0.grad_norm)}, fixed {_g(f0.grad_norm)}; bad's update {ratio:.2f}× fixed's"
     )
     return Outcome(passed, measured, {
         "N": n, "comparable_steps": len(comparable), "max_rel_error": worst,
@@ -155,9 +155,9 @@ def check_gl202(bad: Run, fixed: Run) -> Outcome:
         and fixed_window_err <= GRAD_RTOL and cross_err <= GRAD_RTOL
     )
     measured = (
-        f"N={n}: bad = last micro-batch (err {bad_last_err:.1e}), "
+        f"N={n}: bad vs last micro-batch err {bad_last_err:.1e}, "
         f"{min(bad_ratio):.2f}–{max(bad_ratio):.2f} of the window's norm; "
-        f"fixed = window sum (err {fixed_window_err:.1e}; step 1 = bad's window, err {cross_err:.1e})"
+        f"fixed vs window sum err {fixed_window_err:.1e}; fixed step 1 vs bad's window err {cross_err:.1e}"
     )
     return Outcome(passed, measured, {
         "N": n, "bad_vs_last_microbatch_rel_error": bad_last_err,
@@ -190,9 +190,9 @@ def check_gl301(bad: Run, fixed: Run) -> Outcome:
     bad_upd = [s.update_norm for s in bsteps]
     fixed_upd = [s.update_norm for s in fsteps]
     measured = (
-        f"scale {scale:g}, max_norm {_g(max_norm)}: bad |grad| {_g(bsteps[0].grad_norm)} = "
-        f"max_norm/scale (err {bad_err:.1e}); fixed {fsteps[0].grad_norm:.7g} = min(raw, max_norm) "
-        f"(err {fixed_err:.1e}); |update| {_g(max(bad_upd))} vs {_g(min(fixed_upd))}"
+        f"scale {scale:g}, max_norm {_g(max_norm)}: bad |grad| {_g(bsteps[0].grad_norm)} vs "
+        f"max_norm/scale {_g(max_norm / scale)} (err {bad_err:.1e}); fixed |grad| {fsteps[0].grad_norm:.7g} "
+        f"vs min(raw, max_norm) (err {fixed_err:.1e}); |update| bad {_g(max(bad_upd))}, fixed {_g(min(fixed_upd))}"
     )
     return Outcome(passed, measured, {
         "max_norm": max_norm, "scale": scale,
@@ -282,3 +282,6 @@ from gradlint.verify.predictions_amp import AMP_PREDICTIONS  # noqa: E402
 from gradlint.verify.predictions_numerics import NUMERICS_PREDICTIONS  # noqa: E402
 
 PREDICTIONS.update((p.code, p) for p in (*AMP_PREDICTIONS, *NUMERICS_PREDICTIONS))
+from gradlint.verify.predictions_order import ORDER_PREDICTIONS  # noqa: E402
+
+PREDICTIONS.update(ORDER_PREDICTIONS)

@@ -282,6 +282,7 @@ class Recorder:
             "rank": int(rank) if rank is not None else None,
             "world_size": int(os.environ.get("WORLD_SIZE", "1")),
             "ddp_models": self.ddp_models,
+            "device": self.params[0].device.type if self.params else "cpu",
             "param_shapes": [list(p.shape) for p in self.params],
             "events": self.events,
             "final_params": [_flat(p) for p in self.params],
@@ -324,6 +325,9 @@ def main(argv: list[str]) -> int:
         print("usage: python -m gradlint.verify.runner SCRIPT TRACE.json", file=sys.stderr)
         return 2
     script, trace_path = os.path.abspath(argv[1]), argv[2]
+    if os.environ.get("GRADLINT_VERIFY_DEVICE") == "cuda" and not torch.cuda.is_available():
+        print("gradlint verify --device cuda: torch sees no CUDA device", file=sys.stderr)
+        return 2
     rec = Recorder()
     rec.install()
     sys.argv = [script]

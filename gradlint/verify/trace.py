@@ -103,6 +103,7 @@ class Trace:
     events: list[dict[str, Any]]
     warnings: list[dict[str, str]] = field(default_factory=list)
     scalars: dict[str, dict[str, Any]] = field(default_factory=dict)  # globals left at exit
+    device: str = "cpu"  # where the parameters lived
 
     @classmethod
     def load(cls, path: str | Path) -> "Trace":
@@ -170,6 +171,7 @@ class Trace:
             events=raw["events"],
             warnings=raw.get("warnings", []),
             scalars=raw.get("scalars", {}),
+            device=raw.get("device", "cpu"),
         )
 
     def clip_events(self) -> list[dict[str, Any]]:

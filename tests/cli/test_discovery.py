@@ -92,3 +92,30 @@ def test_exclude_replaces_the_default_list_and_extend_exclude_adds(repo):
     write(repo, "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["legacy/"]\n')
     files = listed(run_module("check", "--show-files", cwd=repo))
     assert "venv/lib/train.py" not in files and "legacy/v2/train.py" not in files
+
+
+def test_a_nested_repository_follows_its_own_ignore_rules(repo):
+    """A vendored checkout or submodule: the outer `*_gen.py` stops at its root, its own
+    .gitignore and .git/info/exclude apply inside it."""
+    inner = repo / "third_party" / "lib"
+    for relative in ("model_gen.py", "tmp/scratch.py", "cache/x.py", "train.py"):
+        write(inner, relative, CLIP_AFTER_STEP)
+    git("init", "-q", cwd=inner)
+    write(inner, ".gitignore", "tmp/\n")
+    write(inner, ".git/info/exclude", "cache/\n")
+    files = listed(run_module("check", "--show-files", "third_party", cwd=repo))
+    assert files == {"third_party/lib/model_gen.py", "third_party/lib/train.py"}
+
+
+def test_an_invalid_gitignore_line_is_skipped_as_git_skips_it(repo):
+    write(repo, ".gitignore", "runs/\n!\n[z-a].py\n*_gen.py\n")
+    files = listed(run_module("check", "--show-files", cwd=repo))
+    assert "runs/debug_train.py" not in files and "src/pkg/model_gen.py" not in files
+
+
+def test_an_invalid_exclude_pattern_is_a_config_error(repo):
+    write(repo, "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["legacy/", "[z-a]"]\n')
+    result = run_module("check", cwd=repo)
+    assert result.exit_code == 2
+    assert "extend-exclude: invalid pattern(s): [z-a]" in result.stderr
+    assert "Traceback" not in result.stderr

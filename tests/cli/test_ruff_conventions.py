@@ -52,7 +52,7 @@ def test_show_settings_names_the_config_and_the_rules(workdir, gradlint):
     from gradlint.rules import ALL_RULES
 
     expected = [r.code for r in ALL_RULES if not r.code.startswith("GL4") and r.code != "GL101"]
-    assert [line.split()[0] for line in enabled] == expected
+    assert [line.split()[0] for line in enabled] == expected and expected[0] == "GL001"
 
 
 def test_readme_lists_exactly_the_options_of_check():

@@ -41,7 +41,7 @@ def main():
         logits = model(x)
         loss = F.cross_entropy(logits, y)
         loss.backward()
-        if (i + 1) % accum == 0:
+        if (i + 1) % accum == 0 or i + 1 == len(batches):
             optimizer.step()
             optimizer.zero_grad()
 
@@ -67,7 +67,7 @@ for step, (x, y) in enumerate(data):
     optimizer.zero_grad()
     loss = ((model(x) - y) ** 2).mean() / accum_steps
     loss.backward()
-    if (step + 1) % accum_steps == 0:
+    if (step + 1) % accum_steps == 0 or step + 1 == len(data):
         optimizer.step()
 '''
 ZERO_GRAD_LINE = 10
@@ -85,7 +85,7 @@ loader = [(torch.randn(4, 10), torch.randn(4, 1)) for _ in range(10)]
 for i, (x, y) in enumerate(loader):
     loss = nn.functional.mse_loss(model(x), y)
     (loss / accum).backward()
-    if (i + 1) % accum == 0:
+    if (i + 1) % accum == 0 or i + 1 == len(loader):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         optimizer.zero_grad()
@@ -126,7 +126,7 @@ def forward_backward(x, y):
 
 for i, (x, y) in enumerate(loader):
     forward_backward(x, y)
-    if (i + 1) % grad_accum_steps == 0:
+    if (i + 1) % grad_accum_steps == 0 or i + 1 == len(loader):
         optimizer.step()
         optimizer.zero_grad()
 '''
@@ -145,7 +145,7 @@ loader = [(torch.randn(8, 16), torch.randint(0, 4, (8,))) for _ in range(32)]
 for i, (x, y) in enumerate(loader):
     loss = criterion(model(x), y)
     loss.backward()
-    if (i + 1) % accum == 0:
+    if (i + 1) % accum == 0 or i + 1 == len(loader):
         optimizer.step()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.zero_grad()
@@ -163,7 +163,7 @@ loader = [(torch.randn(8, 16), torch.randint(0, 4, (8,))) for _ in range(32)]
 for i, (x, y) in enumerate(loader):
     loss = criterion(model(x), y)
     (loss / accum).backward()
-    if (i + 1) % accum == 0:
+    if (i + 1) % accum == 0 or i + 1 == len(loader):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         optimizer.zero_grad()

@@ -35,7 +35,7 @@ accum_steps = 4
 for i, (x, y) in enumerate(batches):
     loss = F.mse_loss(model(x), y)
     loss.backward()
-    if (i + 1) % accum_steps == 0:
+    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):
         optimizer.step()
         optimizer.zero_grad()
 '''
@@ -55,7 +55,7 @@ NOTEBOOK_CELLS = [
     (
         "code",
         "for i, (x, y) in enumerate(batches):\n    loss = F.mse_loss(model(x), y)\n    loss.backward()\n"
-        "    if (i + 1) % accum_steps == 0:\n        optimizer.step()\n        optimizer.zero_grad()",
+        "    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):\n        optimizer.step()\n        optimizer.zero_grad()",
     ),
 ]
 

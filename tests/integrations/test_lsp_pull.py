@@ -250,3 +250,12 @@ async def test_extend_select_turns_on_unused_suppression(client: LanguageClient)
     uri = open_file(client, "stale.py", stale)
     (d,) = (await pull(client, uri)).items
     assert d.code == "GL001" and d.range.start.line == 8
+
+
+async def test_file_level_suppression_and_its_hover(client: LanguageClient):
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"gradlint": {}}))
+    text = "# gradlint: noqa[clip-after-step]\n" + ACCUMULATION
+    uri = open_file(client, "filelevel.py", text)
+    assert [d.code for d in (await pull(client, uri)).items] == ["GL201"]
+    found = await hover(client, uri, 0, text.index("after"))
+    assert found is not None and "GL101" in found.contents.value

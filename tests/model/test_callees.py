@@ -141,7 +141,7 @@ def test_callers_and_the_roles_they_pass():
         """
     )
     train = model.functions["train"]
-    ((call, context),) = callers(model, train)
+    ((_, context),) = callers(model, train)
     assert context.scope is model.functions["main"]
     (loop,) = model.loops
     assert [e.target for e in loop.of(Kind.FORWARD)] == ["net"]
@@ -288,3 +288,52 @@ def test_a_step_function_alone_knows_what_its_callers_do():
     (loop,) = model.loops
     assert loop.follows_previous_step(loop.of(Kind.ZERO_GRAD)[0])
     assert not loop.follows_previous_step(loop.of(Kind.SCALER_UPDATE)[0])
+
+
+class CallersElsewhere(OtherModules):
+    """A project whose other modules call `function`."""
+
+    def __init__(self, calls):
+        super().__init__({})
+        self.calls = calls
+
+    def callers(self, module, function):
+        return self.calls
+
+
+def test_a_step_function_handed_its_loss_asks_what_callers_pass():
+    optimizers = model_of(
+        """
+        import torch
+
+        class EveryStepOptimizer:
+            def __init__(self, optimizer, grad_accum):
+                self.optimizer = optimizer
+                self.grad_accum = grad_accum
+                self.scaler = torch.amp.GradScaler("cuda")
+
+            def step(self, loss, global_step):
+                self.scaler.scale(loss).backward()
+                if (global_step + 1) % self.grad_accum == 0:
+                    self.scaler.step(self.optimizer)
+                    self.scaler.update()
+                    self.optimizer.zero_grad(set_to_none=True)
+        """,
+        project=None,
+    )
+    train = model_of(
+        """
+        import torch.nn.functional as F
+
+        def train(model, loader, ed_optimizer):
+            for global_step, (x, y) in enumerate(loader):
+                loss = F.mse_loss(model(x), y)
+                ed_optimizer.step(loss, global_step)
+        """
+    )
+    (call, statement) = train.calls_named("step")[0]
+    scope = train.parents.scope_of(statement)
+    optimizers.project = CallersElsewhere([(call, CallContext(train, scope, None, statement))])
+    (unit,) = optimizers.loops
+    assert unit.accumulation is not None
+    assert unit.of(Kind.BACKWARD)[0].loss_normalized() is False

@@ -95,3 +95,11 @@ def test_a_boundary_flag_kept_on_self():
     guard = guard_of("self.sync_gradients", names={"self.sync_gradients": "self.micro_step % self.accum == 0"})
     assert ast.unparse(guard.boundary.factor) == "self.accum"
     assert guard.boundary.counters == frozenset({"self.micro_step"})
+
+
+def test_the_same_flag_tested_twice_excludes_its_other_side():
+    fp16 = guard_of("self.use_fp16")
+    fp32 = guard_of("self.use_fp16", holds=False)
+    assert fp16.excludes(fp32) and not fp16.excludes(guard_of("self.use_fp16"))
+    # a test whose value can change between two places is not a flag
+    assert not guard_of("next(flags)").excludes(guard_of("next(flags)", holds=False))

@@ -38,6 +38,7 @@ def verdict(body: str):
         "loss_sum = crit(model(x), y)\nloss = loss_sum / num_tokens\nloss.backward()\n",
         "loss = local_loss(model(x), y, accum)\nloss.backward()\n",
         "loss = crit(model(x), y).div(accum)\nloss.backward()\n",
+        "losses = crit(model(x), y)\nscale = 1.0 / accum\nloss = (losses * scale).mean()\nloss.backward()\n",
     ],
 )
 def test_normalized(body):
@@ -53,6 +54,8 @@ def test_normalized(body):
         "loss = crit(model(x), y)\nloss = loss.mean()\nloss.backward()\n",
         "loss = crit(model(x), y)\nscaler.scale(loss).backward()\n",
         "lm = crit(model(x), y)\nloss = lm + 0.1 * aux\nloss.backward()\n",
+        # importance weights averaged over the micro-batch do not divide by the window
+        "t, weights = sampler.sample(len(x))\nlosses = crit(model(x, t), y)\nloss = (losses * weights).mean()\nloss.backward()\n",
     ],
 )
 def test_visibly_not_normalized(body):

@@ -53,7 +53,7 @@ def test_check_reports_cell_line_and_column(jupyter):
 def test_check_json_gives_the_cell(jupyter):
     result = gradlint("check", "--format", "json", "nb.ipynb", cwd=jupyter.parent)
     found = {(d["code"], d["cell"], d["line"], d["column"]) for d in json.loads(result.stdout)}
-    assert found == {("GL306", 3, 4, 10), ("GL201", 7, 9, 9), ("GL301", 7, 11, 13)}
+    assert found == {("GL306", 3, 4, 10), ("GL201", 7, 9, 9), ("GL205", 7, 10, 12), ("GL301", 7, 11, 13)}
 
 
 def test_colab_cell_magic_cell_is_checked(colab):
@@ -80,10 +80,12 @@ def test_fix_changes_only_the_fixed_source_lines(jupyter):
     assert removed == [
         '    "scaler = torch.cuda.amp.GradScaler()\\n",',
         '    "        scaler.scale(loss).backward()\\n",',
+        '    "        if (step + 1) % accum_steps == 0:\\n",',
     ]
     assert added == [
         '    "scaler = torch.amp.GradScaler(\\"cuda\\")\\n",',
         '    "        scaler.scale(loss / accum_steps).backward()\\n",',
+        '    "        if (step + 1) % accum_steps == 0 or step + 1 == len(loader):\\n",',
         '    "            scaler.unscale_(optimizer)\\n",',
     ]
     assert len(after.splitlines()) == len(before.splitlines()) + 1
@@ -99,8 +101,14 @@ def test_fix_keeps_colab_format(colab):
     assert gradlint("fix", "--unsafe-fixes", "colab.ipynb", cwd=colab.parent).returncode == 0
     after = colab.read_bytes()
     removed, added = changed_file_lines(before, after)
-    assert removed == ['        "        loss.backward()\\n",']
-    assert added == ['        "        (loss / accumulation_steps).backward()\\n",']
+    assert removed == [
+        '        "        loss.backward()\\n",',
+        '        "        if (step + 1) % accumulation_steps == 0:\\n",',
+    ]
+    assert added == [
+        '        "        (loss / accumulation_steps).backward()\\n",',
+        '        "        if (step + 1) % accumulation_steps == 0 or step + 1 == len(train_loader):\\n",',
+    ]
     assert not after.endswith(b"\n") and after.count(b"\n") == before.count(b"\n")
 
 

@@ -27,7 +27,7 @@ def test_without_torch_says_how_to_install_and_exits_2(monkeypatch):
     monkeypatch.setattr(command, "torch_version", lambda: None)
     result = CliRunner().invoke(command.verify, ["GL201"])
     assert result.exit_code == 2
-    assert "pip install 'gradlint[verify]'" in result.output
+    assert "pip install 'torch-gradlint[verify]'" in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 

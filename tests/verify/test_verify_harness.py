@@ -16,14 +16,6 @@ from conftest import FIXTURES
 RULES = sorted(p.name for p in FIXTURES.iterdir() if (p / "bad.py").is_file())
 
 
-def test_fixtures_exist_for_the_founding_rules():
-    assert {"GL101", "GL201", "GL202", "GL301", "GL401"} <= set(RULES)
-
-
-def test_fixtures_exist_for_the_amp_ddp_numerics_and_memory_rules():
-    assert {"GL302", "GL303", "GL304", "GL305", "GL306", "GL402", "GL501", "GL502", "GL503", "GL601"} <= set(RULES)
-
-
 def test_selection_by_code_and_family():
     available = ["GL101", "GL201", "GL202", "GL301"]
     assert select(None, available) == available
@@ -170,3 +162,15 @@ def test_fixture_bad_fires_only_its_rule_and_fixed_is_clean(code):
     fixed = (FIXTURES / code / "fixed.py").read_text()
     assert {d.code for d in check_source(bad, path="bad.py")} == {code}
     assert [d.code for d in check_source(fixed, path="fixed.py")] == []
+
+
+@pytest.mark.verify
+def test_device_choice_is_where_the_fixtures_run():
+    torch = pytest.importorskip("torch")
+    (cpu,) = run_verify(["GL103"], device="cpu")
+    assert cpu.passed and cpu.details["device"] == "cpu"
+    (cuda,) = run_verify(["GL103"], device="cuda")
+    if torch.cuda.is_available():
+        assert cuda.passed and cuda.details["device"] == "cuda"
+    else:
+        assert not cuda.passed and "torch sees no CUDA device" in cuda.error

@@ -18,7 +18,7 @@ for epoch in range(12):
         loss = sum(v for v in loss_dict.values())
         loss = loss / accum_steps
         loss.backward()
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0:  # expect: GL205
             optimizer.step()
             clip_grad_norm_(params, max_norm)  # expect: GL101
             optimizer.zero_grad()

@@ -15,7 +15,7 @@ loader = imdb_loader(batch_size=64)
 for epoch in range(10):
     for step, (tokens, labels) in enumerate(loader):
         # the learning rate for this update is set before the update is made
-        scheduler.step()
+        scheduler.step()  # expect: GL106
         logits = model(tokens)
         loss = criterion(logits, labels)
         optimizer.zero_grad()

@@ -17,7 +17,7 @@ def train_one_epoch(config, model, criterion, data_loader, optimizer, epoch, lr_
         if config.TRAIN.ACCUMULATION_STEPS > 1:
             loss = criterion(outputs, targets)
             loss.backward()  # expect: GL201
-            if (idx + 1) % config.TRAIN.ACCUMULATION_STEPS == 0:
+            if (idx + 1) % config.TRAIN.ACCUMULATION_STEPS == 0:  # expect: GL205
                 nn.utils.clip_grad_norm_(model.parameters(), config.TRAIN.CLIP_GRAD)
                 optimizer.step()
                 optimizer.zero_grad()

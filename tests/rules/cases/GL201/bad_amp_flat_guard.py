@@ -21,7 +21,7 @@ for epoch in range(90):
             output = model(images)
             loss = criterion(output, target)
         scaler.scale(loss).backward()  # expect: GL201
-        if (i + 1) % accumulation_steps == 0:
+        if (i + 1) % accumulation_steps == 0:  # expect: GL205
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad()

@@ -18,7 +18,7 @@ for step, (input_ids, labels) in enumerate(loader):
     lm_loss = F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1), ignore_index=-100)
     loss = lm_loss + aux_loss_coef * router_aux_loss
     loss.backward()  # expect: GL201
-    if (step + 1) % accumulation_steps == 0:
+    if (step + 1) % accumulation_steps == 0:  # expect: GL205
         optimizer.step()
         optimizer.zero_grad()
     if step % 500 == 0:

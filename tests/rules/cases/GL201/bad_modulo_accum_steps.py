@@ -19,7 +19,7 @@ for epoch in range(10):
         loss = criterion(model(x), y)
         loss.backward()  # expect: GL201
         running_loss += loss.item()
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()
         if (i + 1) % log_every == 0:

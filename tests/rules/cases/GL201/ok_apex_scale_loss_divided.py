@@ -19,7 +19,7 @@ def main(args):
         loss = loss / args.gradient_accumulation_steps
         with amp.scale_loss(loss, optimizer, delay_unscale=(step + 1) % args.gradient_accumulation_steps != 0) as scaled_loss:
             scaled_loss.backward()
-        if (step + 1) % args.gradient_accumulation_steps == 0:
+        if (step + 1) % args.gradient_accumulation_steps == 0:  # expect: GL205
             torch.nn.utils.clip_grad_norm_(amp.master_params(optimizer), 1.0)
             optimizer.step()
             optimizer.zero_grad()

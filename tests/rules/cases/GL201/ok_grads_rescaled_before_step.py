@@ -14,7 +14,7 @@ for epoch in range(3):
     for i, (images, labels) in enumerate(loader):
         loss = criterion(model(images.cuda()), labels.cuda())
         loss.backward()
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0:  # expect: GL205
             # average the summed gradients of the window instead of scaling every loss
             for p in model.parameters():
                 if p.grad is not None:

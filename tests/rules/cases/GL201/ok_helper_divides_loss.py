@@ -20,7 +20,7 @@ def main():
         for step, (x, y) in enumerate(loader):
             loss = compute_loss(model, x, y)
             loss.backward()
-            if (step + 1) % GRAD_ACCUM == 0:
+            if (step + 1) % GRAD_ACCUM == 0:  # expect: GL205
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
 

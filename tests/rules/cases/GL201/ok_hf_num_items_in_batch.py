@@ -13,6 +13,6 @@ def train(loader):
         outputs = model(**batch, num_items_in_batch=num_items_in_batch)
         loss = outputs.loss
         loss.backward()
-        if (step + 1) % grad_accum == 0:
+        if (step + 1) % grad_accum == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

@@ -29,7 +29,7 @@ def main():
         if args.gradient_accumulation_steps > 1:
             loss /= args.gradient_accumulation_steps
         loss.backward()
-        if step % args.gradient_accumulation_steps == 0:
+        if step % args.gradient_accumulation_steps == 0:  # expect: GL205
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad()

@@ -20,7 +20,7 @@ for epoch in range(10):
         running_loss += loss.item()
         loss = loss / accum_steps
         loss.backward()
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()
         if (i + 1) % log_every == 0:

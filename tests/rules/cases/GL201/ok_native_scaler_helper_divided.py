@@ -18,7 +18,7 @@ class LossScaler:
 
     def __call__(self, loss, optimizer, clip_grad=None, parameters=None, create_graph=False, update_grad=True):
         self._scaler.scale(loss).backward(create_graph=create_graph)
-        if update_grad:
+        if update_grad:  # expect: GL205
             if clip_grad is not None:
                 self._scaler.unscale_(optimizer)
                 norm = torch.nn.utils.clip_grad_norm_(parameters, clip_grad)

@@ -19,7 +19,7 @@ for epoch in range(90):
         with torch.autocast(device_type="cuda", dtype=torch.float16):
             loss = criterion(model(images), target)
         scaler.scale(loss / accumulation_steps).backward()
-        if (i + 1) % accumulation_steps == 0:
+        if (i + 1) % accumulation_steps == 0:  # expect: GL205
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad()

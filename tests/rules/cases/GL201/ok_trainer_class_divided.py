@@ -20,7 +20,7 @@ class Trainer:
             loss = self.criterion(self.model(inputs), targets)
             loss = loss / self.accum_steps
             loss.backward()
-            if (batch_idx + 1) % self.accum_steps == 0:
+            if (batch_idx + 1) % self.accum_steps == 0:  # expect: GL205
                 self.optimizer.step()
                 self.optimizer.zero_grad()
                 self.global_step += 1

@@ -19,7 +19,7 @@ for epoch in range(200):
         pred = model(points)
         loss = criterion(pred, target.long()) / accum_iters
         loss.backward()
-        if (it + 1) % accum_iters != 0:
+        if (it + 1) % accum_iters != 0:  # expect: GL205
             continue
         optimizer.step()
     scheduler.step()

@@ -21,5 +21,5 @@ for epoch in range(100):
         pred = model(diffusion.q_sample(images, t, noise), t)
         loss = F.mse_loss(pred, noise) / accum
         loss.backward()
-        if (i + 1) % accum == 0:
+        if (i + 1) % accum == 0:  # expect: GL205
             optimizer.step()

@@ -21,7 +21,7 @@ def main(accum=4, epochs=50):
         total = 0.0
         for i, batch in enumerate(loader):
             total += train_step(model, optimizer, batch, accum)
-            if (i + 1) % accum == 0:
+            if (i + 1) % accum == 0:  # expect: GL205
                 optimizer.step()
         print(f"epoch {epoch}: {total / len(loader):.4f}")
 

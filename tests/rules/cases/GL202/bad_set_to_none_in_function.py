@@ -13,7 +13,7 @@ def train_one_epoch(model, loader, optimizer, scheduler, accum, device="cuda"):
         logits = model(images)
         loss = F.cross_entropy(logits, labels)
         (loss / accum).backward()
-        if (step + 1) % accum == 0:
+        if (step + 1) % accum == 0:  # expect: GL205
             optimizer.step()
             scheduler.step()
 

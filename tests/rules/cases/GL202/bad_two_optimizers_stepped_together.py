@@ -20,6 +20,6 @@ def train(category, epochs=200, accumulation_steps=2, device="cuda"):
             opt_fusion.zero_grad()  # expect: GL202
             opt_decoder.zero_grad()  # expect: GL202
             loss.backward()
-            if (i + 1) % accumulation_steps == 0:
+            if (i + 1) % accumulation_steps == 0:  # expect: GL205
                 opt_fusion.step()
                 opt_decoder.step()

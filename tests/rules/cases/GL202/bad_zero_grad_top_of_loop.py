@@ -17,6 +17,6 @@ for epoch in range(20):
         optimizer.zero_grad()  # expect: GL202
         loss = criterion(model(x), y) / accum_steps
         loss.backward()
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0:  # expect: GL205
             optimizer.step()
     print(f"epoch {epoch}: last loss {loss.item() * accum_steps:.5f}")

@@ -12,7 +12,7 @@ def train(model, loader, optimizer, accum_steps, epochs=30):
             if accum_steps > 1:
                 loss = F.cross_entropy(logits, labels.cuda()) / accum_steps
                 loss.backward()
-                if (step + 1) % accum_steps == 0:
+                if (step + 1) % accum_steps == 0:  # expect: GL205
                     optimizer.step()
                     optimizer.zero_grad()
             else:

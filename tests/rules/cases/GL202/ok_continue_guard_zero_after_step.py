@@ -17,7 +17,7 @@ for epoch in range(200):
         points, target = points.cuda().transpose(2, 1), target.cuda()
         loss = criterion(model(points), target.long()) / accum_iters
         loss.backward()
-        if (it + 1) % accum_iters != 0:
+        if (it + 1) % accum_iters != 0:  # expect: GL205
             continue
         optimizer.step()
         optimizer.zero_grad()

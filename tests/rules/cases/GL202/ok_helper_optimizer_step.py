@@ -20,7 +20,7 @@ def main(accum=4, epochs=50):
             out = model(batch.x, batch.edge_index)[: batch.batch_size]
             loss = F.cross_entropy(out, batch.y[: batch.batch_size]) / accum
             loss.backward()
-            if (i + 1) % accum == 0:
+            if (i + 1) % accum == 0:  # expect: GL205
                 optimizer_step(model, optimizer)
 
 

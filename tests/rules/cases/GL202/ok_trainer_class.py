@@ -19,7 +19,7 @@ class SegTrainer:
             out = self.model(image)["out"]
             loss = self.criterion(out, mask) / self.cfg.accum_steps
             loss.backward()
-            if (i + 1) % self.cfg.accum_steps == 0:
+            if (i + 1) % self.cfg.accum_steps == 0:  # expect: GL205
                 self.optimizer.step()
                 self.optimizer.zero_grad()
                 self.iteration += 1

@@ -17,7 +17,7 @@ for epoch in range(20):
     for i, (x, y) in enumerate(loader):
         loss = criterion(model(x), y) / accum_steps
         loss.backward()
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()
     print(f"epoch {epoch}: last loss {loss.item() * accum_steps:.5f}")

@@ -13,7 +13,7 @@ def train_one_epoch(model, loader, optimizer, scheduler, accum, device="cuda"):
         images, labels = images.to(device), labels.to(device)
         loss = F.cross_entropy(model(images), labels)
         (loss / accum).backward()
-        if (step + 1) % accum == 0:
+        if (step + 1) % accum == 0:  # expect: GL205
             optimizer.step()
             scheduler.step()
 

@@ -19,7 +19,7 @@ class Trainer:
             inputs, targets = inputs.to(self.device), targets.to(self.device)
             loss = self.criterion(self.model(inputs), targets) / self.accum_steps
             loss.backward()
-            if (batch_idx + 1) % self.accum_steps == 0:
+            if (batch_idx + 1) % self.accum_steps == 0:  # expect: GL205
                 self.optimizer.step()
                 self.optimizer.zero_grad()
         return loss.item() * self.accum_steps

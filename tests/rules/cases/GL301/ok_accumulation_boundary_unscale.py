@@ -19,7 +19,7 @@ for epoch in range(300):
         with torch.autocast("cuda", dtype=torch.float16):
             loss = criterion(model(samples), targets) / accum_steps
         scaler.scale(loss).backward()
-        if (idx + 1) % accum_steps == 0:
+        if (idx + 1) % accum_steps == 0:  # expect: GL205
             scaler.unscale_(optimizer)
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_grad)
             scaler.step(optimizer)

@@ -13,6 +13,6 @@ for i, (x, y) in enumerate(train_loader):
         logits = model(x)
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten()) / accumulation_steps
     scaler.scale(loss).backward()
-    if (i + 1) % accumulation_steps == 0:
+    if (i + 1) % accumulation_steps == 0:  # expect: GL205
         optimizer.step()  # expect: GL302
         optimizer.zero_grad(set_to_none=True)

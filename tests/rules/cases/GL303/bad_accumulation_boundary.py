@@ -7,7 +7,7 @@ for i, batch in enumerate(dataloader):
     with torch.autocast("cuda", dtype=torch.float16):
         loss = model(batch["input_ids"].cuda(), labels=batch["labels"].cuda()).loss / grad_accum
     scaler.scale(loss).backward()
-    if (i + 1) % grad_accum == 0:
+    if (i + 1) % grad_accum == 0:  # expect: GL205
         scaler.step(optimizer)  # expect: GL303
         optimizer.zero_grad()
         lr_scheduler.step()

@@ -20,7 +20,7 @@ def train_one_epoch(config, model, criterion, data_loader, optimizer, epoch, lr_
         if config.TRAIN.ACCUMULATION_STEPS > 1:
             loss = criterion(outputs, targets) / config.TRAIN.ACCUMULATION_STEPS
             loss.backward()  # expect: GL401
-            if (idx + 1) % config.TRAIN.ACCUMULATION_STEPS == 0:
+            if (idx + 1) % config.TRAIN.ACCUMULATION_STEPS == 0:  # expect: GL205
                 nn.utils.clip_grad_norm_(model.parameters(), config.TRAIN.CLIP_GRAD)
                 optimizer.step()
                 optimizer.zero_grad()

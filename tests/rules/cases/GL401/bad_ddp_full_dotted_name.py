@@ -24,6 +24,6 @@ for epoch in range(160):
         loss = criterion(pred, seg.to(device))
         loss = loss / update_freq
         loss.backward()  # expect: GL401
-        if (it + 1) % update_freq == 0:
+        if (it + 1) % update_freq == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

@@ -25,7 +25,7 @@ def main(accum=4):
     for epoch in range(100):
         for i, batch in enumerate(loader):
             loss = forward_backward(model, batch.to(rank), accum)
-            if (i + 1) % accum == 0:
+            if (i + 1) % accum == 0:  # expect: GL205
                 optimizer.step()
                 optimizer.zero_grad()
             if rank == 0 and i % 100 == 0:

@@ -28,7 +28,7 @@ for epoch in range(90):
         images, labels = images.cuda(non_blocking=True), labels.cuda(non_blocking=True)
         loss = criterion(model(images), labels) / accum_steps
         loss.backward()  # expect: GL401
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()
 

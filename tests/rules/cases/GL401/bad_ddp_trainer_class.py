@@ -20,7 +20,7 @@ class DistributedTrainer:
             x, y = x.to(self.local_rank), y.to(self.local_rank)
             loss = self.criterion(self.model(x), y) / self.grad_accum_steps
             loss.backward()  # expect: GL401
-            if (step + 1) % self.grad_accum_steps == 0:
+            if (step + 1) % self.grad_accum_steps == 0:  # expect: GL205
                 self.optimizer.step()
                 self.optimizer.zero_grad(set_to_none=True)
         if dist.get_rank() == 0:

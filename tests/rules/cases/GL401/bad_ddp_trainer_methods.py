@@ -36,5 +36,5 @@ class Trainer:
         for i, batch in enumerate(loader):
             loss = self.compute_loss(batch)
             self.backward(loss)
-            if (i + 1) % self.args.update_freq == 0:
+            if (i + 1) % self.args.update_freq == 0:  # expect: GL205
                 self.step()

@@ -7,6 +7,6 @@ accum = 4
 for i, (x, y) in enumerate(loader):
     loss = torch.nn.functional.cross_entropy(model(x.cuda()), y.cuda()) / accum
     loss.backward()
-    if (i + 1) % accum == 0:
+    if (i + 1) % accum == 0:  # expect: GL205
         optimizer.step()
         optimizer.zero_grad()

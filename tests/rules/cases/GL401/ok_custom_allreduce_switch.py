@@ -12,6 +12,6 @@ def train(model, loader, optimizer, args):
         if (step + 1) % args.gradient_accumulation_steps == 0:
             model.enable_allreduce()
         loss.backward()
-        if (step + 1) % args.gradient_accumulation_steps == 0:
+        if (step + 1) % args.gradient_accumulation_steps == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

@@ -40,5 +40,5 @@ class Trainer:
             with contextlib.nullcontext() if is_update else self.model.no_sync():
                 loss = self.compute_loss(batch)
                 self.backward(loss)
-            if (i + 1) % self.args.update_freq == 0:
+            if (i + 1) % self.args.update_freq == 0:  # expect: GL205
                 self.step()

@@ -25,7 +25,7 @@ for epoch in range(300):
             loss_dict = model(samples.to(rank), targets)
             loss = sum(loss_dict.values()) / accum_steps
             loss.backward()
-        if last_micro:
+        if last_micro:  # expect: GL205
             nn.utils.clip_grad_norm_(model.parameters(), 0.1)
             optimizer.step()
             optimizer.zero_grad()

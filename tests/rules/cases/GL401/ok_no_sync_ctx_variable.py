@@ -25,6 +25,6 @@ for epoch in range(160):
         with ctx:
             loss = criterion(net(img.to(device)), seg.to(device)) / update_freq
             loss.backward()
-        if is_update_step:
+        if is_update_step:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

@@ -28,7 +28,7 @@ def main(accum=4):
                 out = model(batch.x, batch.edge_index, batch.batch)
                 loss = F.cross_entropy(out, batch.y) / accum
                 loss.backward()
-            if sync:
+            if sync:  # expect: GL205
                 optimizer.step()
                 optimizer.zero_grad()
 

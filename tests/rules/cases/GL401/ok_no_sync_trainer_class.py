@@ -23,6 +23,6 @@ class DistributedTrainer:
             with contextlib.nullcontext() if boundary else self.model.no_sync():
                 loss = self.criterion(self.model(x), y) / self.grad_accum_steps
                 loss.backward()
-            if boundary:
+            if boundary:  # expect: GL205
                 self.optimizer.step()
                 self.optimizer.zero_grad(set_to_none=True)

@@ -23,6 +23,6 @@ for epoch in range(100):
         est = model(mixture.cuda())
         loss = F.l1_loss(est, sources.cuda()) / accum
         loss.backward()
-        if sync_now:
+        if sync_now:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

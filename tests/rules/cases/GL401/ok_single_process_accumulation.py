@@ -16,7 +16,7 @@ for epoch in range(350):
         with torch.autocast("cuda", dtype=torch.float16):
             loss = criterion(model(images.cuda()), target.cuda())
         scaler.scale(loss / accum_iter).backward()
-        if (i + 1) % accum_iter == 0:
+        if (i + 1) % accum_iter == 0:  # expect: GL205
             scaler.unscale_(optimizer)
             nn.utils.clip_grad_norm_(model.parameters(), 5.0)
             scaler.step(optimizer)

@@ -8,6 +8,6 @@ def train(model, loader, optimizer, grad_accum):
         loss = model(**batch).loss / grad_accum
         with ctx:  # expect: GL402
             loss.backward()
-        if sync:
+        if sync:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

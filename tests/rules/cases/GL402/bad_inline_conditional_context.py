@@ -6,7 +6,7 @@ for i, batch in enumerate(train_loader):
     loss = loss_fn(outputs, batch["labels"].cuda()) / args.accumulation_steps
     with (contextlib.nullcontext() if last else model.no_sync()):  # expect: GL402
         loss.backward()
-    if last:
+    if last:  # expect: GL205
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad()

@@ -12,6 +12,6 @@ def micro_step(ddp_model, batch, criterion, sync_grads, accum):
 def train(ddp_model, loader, optimizer, criterion, n):
     for i, batch in enumerate(loader):
         micro_step(ddp_model, batch, criterion, sync_grads=(i + 1) % n == 0, accum=n)
-        if (i + 1) % n == 0:
+        if (i + 1) % n == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

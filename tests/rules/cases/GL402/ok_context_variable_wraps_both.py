@@ -6,6 +6,6 @@ for step, batch in enumerate(loader):
     with ctx:
         loss = model(**batch).loss / grad_accum
         loss.backward()
-    if sync:
+    if sync:  # expect: GL205
         optimizer.step()
         optimizer.zero_grad()

@@ -7,6 +7,6 @@ for i, (x, y) in enumerate(loader):
         out = model(x)
     loss = criterion(out, y) / accum_steps
     loss.backward()  # DDP decided in the forward: no all-reduce off the boundary
-    if boundary:
+    if boundary:  # expect: GL205
         optimizer.step()
         optimizer.zero_grad()

@@ -14,7 +14,7 @@ def train(fabric, model, optimizer, dataloader, accumulate_grad_batches=4, max_n
             logits = model(input_ids)
             loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-100)
             fabric.backward(loss / accumulate_grad_batches)
-        if not is_accumulating:
+        if not is_accumulating:  # expect: GL205
             fabric.clip_gradients(model, optimizer, max_norm=max_norm)
             optimizer.step()
             optimizer.zero_grad()

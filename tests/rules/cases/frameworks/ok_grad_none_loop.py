@@ -18,7 +18,7 @@ for epoch in range(100):
         noise = torch.randn_like(images)
         loss = F.mse_loss(model(diffusion.q_sample(images, t, noise), t), noise) / accum
         loss.backward()
-        if (i + 1) % accum == 0:
+        if (i + 1) % accum == 0:  # expect: GL205
             optimizer.step()
             for p in model.parameters():
                 p.grad = None

@@ -14,7 +14,7 @@ def train(accum_steps=4, epochs=100):
             logits = model(coords.cuda(), feats.cuda())
             loss = F.cross_entropy(logits, labels.cuda(), ignore_index=255)
             loss.backward()
-            if (step + 1) % accum_steps == 0:
+            if (step + 1) % accum_steps == 0:  # expect: GL205
                 for p in model.parameters():
                     if p.grad is not None:
                         p.grad.div_(accum_steps)

@@ -15,7 +15,7 @@ for epoch in range(100):
         log_probs, out_lens = model(feats.cuda(), feat_lens.cuda())
         loss = ctc(log_probs.transpose(0, 1), targets, out_lens, target_lens)
         loss.backward()
-        if (i + 1) % accum == 0:
+        if (i + 1) % accum == 0:  # expect: GL205
             with torch.no_grad():
                 for p in model.parameters():
                     if p.grad is not None:

@@ -15,7 +15,7 @@ for epoch in range(150):
     for i, (images, labels) in enumerate(loader):
         loss = criterion(model(images.cuda()), labels.cuda()) / accum
         loss.backward()
-        if (i + 1) % accum == 0:
+        if (i + 1) % accum == 0:  # expect: GL205
             nn.utils.clip_grad_norm_(model.parameters(), 2.0)
             optimizer.step()
             model.zero_grad()

@@ -16,6 +16,6 @@ for epoch in range(10):
         loss = criterion(model(images), labels)
         loss = loss / (accum_steps * batch_size)
         loss.backward()
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

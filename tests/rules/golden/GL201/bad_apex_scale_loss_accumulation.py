@@ -18,7 +18,7 @@ def main(args):
         loss = model(input_ids, segment_ids, input_mask, masked_lm_labels, next_sentence_labels)
         with amp.scale_loss(loss / args.gradient_accumulation_steps, optimizer, delay_unscale=(step + 1) % args.gradient_accumulation_steps != 0) as scaled_loss:
             scaled_loss.backward()  # expect: GL201
-        if (step + 1) % args.gradient_accumulation_steps == 0:
+        if (step + 1) % args.gradient_accumulation_steps == 0 or step + 1 == len(loader):  # expect: GL205
             torch.nn.utils.clip_grad_norm_(amp.master_params(optimizer), 1.0)
             optimizer.step()
             optimizer.zero_grad()

@@ -30,7 +30,7 @@ def main():
         outputs = model(**batch)
         loss = outputs.loss
         (loss / args.gradient_accumulation_steps).backward()  # expect: GL201
-        if step % args.gradient_accumulation_steps == 0:
+        if step % args.gradient_accumulation_steps == 0 or step == len(loader):  # expect: GL205
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad()

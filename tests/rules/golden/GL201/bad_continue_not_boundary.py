@@ -15,7 +15,7 @@ for epoch in range(300):
             loss = F.cross_entropy(model(x), y)
         (loss / grad_accum).backward()  # expect: GL201
         boundary = (step + 1) % grad_accum == 0
-        if not boundary:
+        if not boundary and step + 1 != len(loader):  # expect: GL205
             continue
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()

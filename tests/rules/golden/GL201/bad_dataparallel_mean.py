@@ -26,7 +26,7 @@ def train(args):
             if args.n_gpu > 1:
                 loss = loss.mean()
             (loss / args.gradient_accumulation_steps).backward()  # expect: GL201
-            if (step + 1) % args.gradient_accumulation_steps == 0:
+            if (step + 1) % args.gradient_accumulation_steps == 0 or step + 1 == len(loader):  # expect: GL205
                 torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
                 optimizer.step()
                 scheduler.step()

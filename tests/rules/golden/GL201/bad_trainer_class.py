@@ -20,7 +20,7 @@ class Trainer:
             logits = self.model(inputs)
             loss = self.criterion(logits, targets)
             (loss / self.accum_steps).backward()  # expect: GL201
-            if (batch_idx + 1) % self.accum_steps == 0:
+            if (batch_idx + 1) % self.accum_steps == 0 or batch_idx + 1 == len(self.loader):  # expect: GL205
                 self.optimizer.step()
                 self.optimizer.zero_grad()
                 self.global_step += 1

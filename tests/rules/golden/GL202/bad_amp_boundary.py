@@ -21,7 +21,7 @@ for epoch in range(300):
             pred = model(imgs)
             loss, loss_items = compute_loss(pred, targets.cuda())
         scaler.scale(loss / accumulate).backward()
-        if (i + 1) % accumulate == 0:
+        if (i + 1) % accumulate == 0 or i + 1 == len(loader):  # expect: GL205
             scaler.unscale_(optimizer)
             nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0)
             scaler.step(optimizer)

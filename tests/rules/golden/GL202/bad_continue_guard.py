@@ -18,7 +18,7 @@ for epoch in range(200):
         pred = model(points)
         loss = criterion(pred, target.long()) / accum_iters
         loss.backward()
-        if (it + 1) % accum_iters != 0:
+        if (it + 1) % accum_iters != 0 and it + 1 != len(loader):  # expect: GL205
             continue
         optimizer.step()
         optimizer.zero_grad()  # expect: GL202

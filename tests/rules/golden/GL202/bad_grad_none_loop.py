@@ -19,7 +19,7 @@ for epoch in range(100):
         pred = model(diffusion.q_sample(images, t, noise), t)
         loss = F.mse_loss(pred, noise) / accum
         loss.backward()
-        if (i + 1) % accum == 0:
+        if (i + 1) % accum == 0 or i + 1 == len(loader):  # expect: GL205
             optimizer.step()
             for p in model.parameters():
                 p.grad = None  # expect: GL202

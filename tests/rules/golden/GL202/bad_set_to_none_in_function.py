@@ -12,7 +12,7 @@ def train_one_epoch(model, loader, optimizer, scheduler, accum, device="cuda"):
         logits = model(images)
         loss = F.cross_entropy(logits, labels)
         (loss / accum).backward()
-        if (step + 1) % accum == 0:
+        if (step + 1) % accum == 0 or step + 1 == len(loader):  # expect: GL205
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad(set_to_none=True)  # expect: GL202

@@ -18,7 +18,7 @@ class SegTrainer:
             out = self.model(image)["out"]
             loss = self.criterion(out, mask) / self.cfg.accum_steps
             loss.backward()
-            if (i + 1) % self.cfg.accum_steps == 0:
+            if (i + 1) % self.cfg.accum_steps == 0 or i + 1 == len(self.loader):  # expect: GL205
                 self.optimizer.step()
                 self.optimizer.zero_grad()  # expect: GL202
                 self.iteration += 1

@@ -18,7 +18,7 @@ def train(category, epochs=200, accumulation_steps=2, device="cuda"):
                 features = encoder(images.to(device))
             loss = cosine_distance_loss(features, decoder(fusion(features))) / accumulation_steps
             loss.backward()
-            if (i + 1) % accumulation_steps == 0:
+            if (i + 1) % accumulation_steps == 0 or i + 1 == len(loader):  # expect: GL205
                 opt_fusion.step()
                 opt_decoder.step()
                 opt_decoder.zero_grad()  # expect: GL202

@@ -16,7 +16,7 @@ for epoch in range(20):
     for i, (x, y) in enumerate(loader):
         loss = criterion(model(x), y) / accum_steps
         loss.backward()
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0 or i + 1 == len(loader):  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()  # expect: GL202
     print(f"epoch {epoch}: last loss {loss.item() * accum_steps:.5f}")

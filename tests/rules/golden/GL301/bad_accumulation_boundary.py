@@ -20,7 +20,7 @@ for epoch in range(300):
             outputs = model(samples)
             loss = criterion(outputs, targets) / accum_steps
         scaler.scale(loss).backward()
-        if (idx + 1) % accum_steps == 0:
+        if (idx + 1) % accum_steps == 0 or idx + 1 == len(loader):  # expect: GL205
             scaler.unscale_(optimizer)
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_grad)  # expect: GL301
             scaler.step(optimizer)

@@ -13,7 +13,7 @@ for i, (x, y) in enumerate(train_loader):
         logits = model(x)
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten()) / accumulation_steps
     scaler.scale(loss).backward()
-    if (i + 1) % accumulation_steps == 0:
+    if (i + 1) % accumulation_steps == 0 or i + 1 == len(train_loader):  # expect: GL205
         scaler.step(optimizer)  # expect: GL302
         scaler.update()
         optimizer.zero_grad(set_to_none=True)

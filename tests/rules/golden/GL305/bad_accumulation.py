@@ -8,7 +8,7 @@ for data_iter_step, (samples, _) in enumerate(data_loader):
     loss = loss / accum_iter
     scaled = scaler.scale(loss)
     scaled.backward()  # expect: GL305
-    if (data_iter_step + 1) % accum_iter == 0:
+    if (data_iter_step + 1) % accum_iter == 0 or data_iter_step + 1 == len(data_loader):  # expect: GL205
         scaler.step(optimizer)
         scaler.update()
         optimizer.zero_grad()

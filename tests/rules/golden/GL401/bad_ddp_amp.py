@@ -29,7 +29,7 @@ def main():
                 with torch.autocast("cuda", dtype=torch.float16):
                     loss = criterion(model(images.cuda()), target.cuda())
                 scaler.scale(loss / accum_iter).backward()  # expect: GL401
-            if (i + 1) % accum_iter == 0:
+            if (i + 1) % accum_iter == 0 or i + 1 == len(loader):  # expect: GL205
                 scaler.unscale_(optimizer)
                 nn.utils.clip_grad_norm_(model.parameters(), 5.0)
                 scaler.step(optimizer)

@@ -31,7 +31,7 @@ for epoch in range(90):
         with sync_context:
             loss = criterion(model(images), labels) / accum_steps
             loss.backward()  # expect: GL401
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0 or i + 1 == len(loader):  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()
 

@@ -21,7 +21,7 @@ def train_one_epoch(model, criterion, loader, optimizer, device, accum_steps, ma
             loss_dict = criterion(outputs, targets)
             losses = sum(loss_dict[k] * criterion.weight_dict[k] for k in loss_dict) / accum_steps
             losses.backward()  # expect: GL401
-        if (i + 1) % accum_steps == 0:
+        if (i + 1) % accum_steps == 0 or i + 1 == len(loader):  # expect: GL205
             nn.utils.clip_grad_norm_(model.parameters(), max_norm)
             optimizer.step()
             optimizer.zero_grad()

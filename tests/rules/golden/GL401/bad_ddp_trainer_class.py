@@ -23,7 +23,7 @@ class DistributedTrainer:
             with sync_context:
                 loss = self.criterion(self.model(x), y) / self.grad_accum_steps
                 loss.backward()  # expect: GL401
-            if (step + 1) % self.grad_accum_steps == 0:
+            if (step + 1) % self.grad_accum_steps == 0 or step + 1 == len(self.loader):  # expect: GL205
                 self.optimizer.step()
                 self.optimizer.zero_grad(set_to_none=True)
         if dist.get_rank() == 0:

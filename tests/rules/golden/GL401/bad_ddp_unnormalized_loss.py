@@ -24,7 +24,7 @@ for epoch in range(30):
             scores = model(tokens)
             loss = criterion(scores.view(-1, scores.size(-1)), tags.view(-1))
             (loss / accumulation_steps).backward()  # expect: GL201, GL401
-        if (i + 1) % accumulation_steps == 0:
+        if (i + 1) % accumulation_steps == 0 or i + 1 == len(loader):  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()
     if rank == 0:

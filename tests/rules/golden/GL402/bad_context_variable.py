@@ -8,6 +8,6 @@ def train(model, loader, optimizer, grad_accum):
         with ctx:  # expect: GL402
             loss = model(**batch).loss / grad_accum
             loss.backward()
-        if sync:
+        if sync or step + 1 == len(loader):  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

@@ -6,7 +6,7 @@ for i, batch in enumerate(train_loader):
         outputs = model(batch["pixel_values"].cuda())
         loss = loss_fn(outputs, batch["labels"].cuda()) / args.accumulation_steps
         loss.backward()
-    if last:
+    if last or i + 1 == len(train_loader):  # expect: GL205
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad()

@@ -1,0 +1,109 @@
+"""Where gradients get cleared, for the rules about clearing that is missing (GL104).
+
+Clearing is looked for generously (precision first): anywhere in the function that holds a
+training loop, in closures defined there, in the local helpers and methods it calls (a few levels
+deep), and, for an optimizer kept on `self`, in every method of the class. What counts as
+clearing: `zero_grad()` on anything (an optimizer, a model), `p.grad = None`, `p.grad.zero_()` /
+`.fill_(0)` / `.detach_()`, `torch._foreach_zero_`, and a `zero_grad=True` / `set_to_none=`
+keyword (SAM's `first_step(zero_grad=True)`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gradlint.model.names import dotted
+from gradlint.model.roles import Role
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel, TrainingLoop
+
+HELPER_DEPTH = 3
+CLEARING_KEYWORDS = frozenset({"zero_grad", "set_to_none"})
+CLEARING_GRAD_METHODS = frozenset({"zero_", "fill_", "detach_", "requires_grad_"})
+
+
+@dataclass(frozen=True)
+class Clearing:
+    """One place that clears gradients; `optimizer` is the optimizer it clears, None when it
+    clears parameters the model cannot attribute (a model's zero_grad, a `p.grad = None` loop)."""
+
+    node: ast.AST
+    optimizer: str | None
+
+
+def clearings_around(model: "ModuleModel", loop: "TrainingLoop") -> list[Clearing]:
+    """Every clearing the loop's code can run: in its scope (before, inside or after the loop),
+    the helpers that scope calls, and the class's methods when the unit is a method."""
+
+    def compute() -> list[Clearing]:
+        roots = [loop.scope]
+        cls = model.parents.enclosing_class(loop.scope)
+        if cls is not None:
+            roots.extend(model.methods(cls).values())
+        found: list[Clearing] = []
+        seen: set[int] = set()
+        pending = [(root, 0) for root in roots]
+        while pending:
+            node, depth = pending.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            for child in ast.walk(node):
+                clearing = clearing_of(model, child)
+                if clearing is not None:
+                    found.append(clearing)
+                if depth < HELPER_DEPTH and isinstance(child, ast.Call):
+                    helper = _local_callee(model, child.func, cls)
+                    if helper is not None:
+                        pending.append((helper, depth + 1))
+        return found
+
+    return model.memo(("clearings", id(loop.node)), compute)
+
+
+def clears_for(clearings: list[Clearing], optimizer: str, stepping: set[str]) -> bool:
+    """Whether any clearing can clear `optimizer`'s gradients: one on that optimizer, one the
+    model cannot attribute, or one on a name this loop does not step (an alias, perhaps)."""
+    return any(c.optimizer in (None, optimizer) or c.optimizer not in stepping for c in clearings)
+
+
+def clearing_of(model: "ModuleModel", node: ast.AST) -> Clearing | None:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if any(k.arg in CLEARING_KEYWORDS for k in node.keywords):
+            return Clearing(node, _optimizer(model, func.value) if isinstance(func, ast.Attribute) else None)
+        if isinstance(func, ast.Attribute):
+            if func.attr == "zero_grad":
+                return Clearing(node, _optimizer(model, func.value))
+            if func.attr in CLEARING_GRAD_METHODS and _is_grad(func.value):
+                return Clearing(node, None)
+            if func.attr == "_foreach_zero_":
+                return Clearing(node, None)
+    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(_is_grad(t) for t in targets):
+            return Clearing(node, None)
+    return None
+
+
+def _optimizer(model: "ModuleModel", receiver: ast.expr) -> str | None:
+    return dotted(receiver) if model.roles.of(receiver) is Role.OPTIMIZER else None
+
+
+def _is_grad(expr: ast.AST) -> bool:
+    while isinstance(expr, ast.Attribute):
+        if expr.attr == "grad":
+            return True
+        expr = expr.value
+    return False
+
+
+def _local_callee(model: "ModuleModel", func: ast.expr, cls: ast.ClassDef | None) -> ast.AST | None:
+    if isinstance(func, ast.Name):
+        return model.functions.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and cls is not None:
+        return model.methods(cls).get(func.attr)
+    return None

@@ -1,0 +1,139 @@
+"""What a name means in one frame of the walk: the unit's own code, or a helper it calls.
+
+A helper's parameters are bound to the caller's arguments, so a role, a boundary flag or a
+loss written in the helper is read where the caller wrote it; the unit's own parameters are
+read from what its callers pass (in the module, and in the project through the seam).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gradlint.model.callees import CallContext, Callee, bind_arguments, callers
+from gradlint.model.names import dotted
+from gradlint.model.roles import Role, classify_constructor
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+    from gradlint.model.events import LossSource
+
+FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass
+class Frame:
+    """One function being walked: the unit's own code, or a helper it calls."""
+
+    module: "ModuleModel"
+    scope: ast.AST
+    cls: ast.ClassDef | None
+    arguments: dict[str, ast.expr] = field(default_factory=dict)  # parameter -> caller's argument
+    caller: "Frame | None" = None
+    call: ast.Call | None = None  # the call in `caller` that runs this frame
+    ddp_parameters: set[str] | None = None  # parameters that are DDP models (computed on use)
+
+    @property
+    def context(self) -> CallContext:
+        return CallContext(self.module, self.scope, self.cls)
+
+    @property
+    def site(self) -> ast.Call | None:
+        frame = self
+        while frame.caller is not None and frame.caller.caller is not None:
+            frame = frame.caller
+        return frame.call
+
+
+def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
+    """The role of `expr` where `frame` runs: from its own module, else through the argument
+    its caller passed for the parameter it names, else (for the unit itself) from what every
+    caller in the module passes."""
+    role = frame.module.roles.of(expr)
+    if role is not None:
+        return role
+    name = dotted(expr)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if frame.caller is not None:
+        argument = frame.arguments.get(head)
+        if argument is None:
+            return None
+        if not rest:
+            return role_in_frame(frame.caller, argument) or _constructed_role(frame.caller.module, argument)
+        outer = dotted(argument)
+        return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
+    return None if rest else parameter_roles(frame.module, frame.scope).get(head)
+
+
+def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]:
+    """Roles of a function's parameters that every caller in the module agrees on
+    (`train_one_epoch(ddp_model, ...)` makes `model` a DDP model there)."""
+    if not isinstance(function, FUNCTION_TYPES):
+        return {}
+
+    def compute() -> dict[str, Role]:
+        found: dict[str, set] = {}
+        for call, context in callers(module, function):
+            callee = Callee(module, function, context.cls if _is_self_call(call) else None)
+            caller = Frame(context.module, context.scope, context.cls)
+            for param, argument in bind_arguments(callee, call).items():
+                found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
+        return {p: roles.pop() for p, roles in found.items() if len(roles) == 1 and None not in roles}
+
+    return module.memo(("parameter roles", id(function)), compute, while_computing={})
+
+
+def value_outside(frame: Frame, name: str) -> ast.expr | None:
+    """The value a name has that is not assigned in the frame's own code: the argument for a
+    parameter, the one computed value of `self.flag` in the class, or what the one caller of
+    the unit passes."""
+    head, _, rest = name.partition(".")
+    if not rest and head in frame.arguments:
+        return frame.arguments[head]
+    if head == "self" and rest and "." not in rest and frame.cls is not None:
+        values = [v for v in frame.module.class_attributes(frame.cls).get(rest, ()) if not isinstance(v, ast.Constant)]
+        return values[0] if len(values) == 1 else None
+    if frame.caller is None and not rest and isinstance(frame.scope, FUNCTION_TYPES):
+        passed = {
+            ast.dump(value): value
+            for call, context in callers(frame.module, frame.scope)
+            for param, value in bind_arguments(Callee(frame.module, frame.scope, context.cls if _is_self_call(call) else None), call).items()
+            if param == head
+        }
+        return next(iter(passed.values())) if len(passed) == 1 else None
+    return None
+
+
+def _constructed_role(module: "ModuleModel", expr: ast.expr) -> Role | None:
+    if isinstance(expr, ast.Call):
+        qualname = module.imports.qualname(expr.func)
+        return classify_constructor(qualname) if qualname else None
+    return None
+
+
+def _is_self_call(call: ast.Call) -> bool:
+    owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+    return isinstance(owner, ast.Name) and owner.id == "self"
+
+
+def passed_by_callers(source: "LossSource") -> list[tuple["ModuleModel", ast.expr, ast.AST, int]] | None:
+    """The arguments callers pass for a loss that is a parameter of the function holding the
+    backward (not reassigned before it); None when it is not one."""
+    function, expr = source.scope, source.expr
+    if not (isinstance(expr, ast.Name) and isinstance(function, FUNCTION_TYPES)):
+        return None
+    if expr.id not in {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}:
+        return None
+    if source.module.scope(function).before(expr.id, source.line):
+        return None
+    callee = Callee(source.module, function, source.module.parents.enclosing_class(function))
+    passed = []
+    for call, context in callers(source.module, function):
+        argument = bind_arguments(callee, call).get(expr.id)
+        if argument is None:
+            return []  # a caller the model cannot read: cannot tell
+        passed.append((context.module, argument, context.scope, call.lineno))
+    return passed

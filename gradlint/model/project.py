@@ -1,0 +1,554 @@
+"""The project a checked file belongs to (DESIGN §2.3): its root, its modules, how names
+imported from them resolve, and who calls a function with what.
+
+Everything here is lazy and bounded: a module is read and summarised only when a checked file
+imports it or may call into it, at most MAX_MODULES of them per project, and the caller index
+parses only modules whose text names the function's module and the function (a cheap test).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+import stat
+import warnings
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from gradlint.model.roles import Role
+from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, summarize
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+    from gradlint.model.callees import Callee, CallContext
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+SKIPPED_FOLDERS = frozenset({
+    "__pycache__", "build", "dist", "node_modules", "site-packages", "venv", "env", "__pypackages__",
+    "_build", "wandb", "outputs", "logs",
+})
+MAX_MODULES = 96  # summaries made per project and process
+MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
+MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
+MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
+BACKWARD_CALL_BYTES = re.compile(rb"(?<!def )backward\s*\(")
+TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
+GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
+# `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
+IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]+))|import[ \t]+([\w.]+))", re.M
+)
+
+
+class SummaryStore(Protocol):
+    """Where summaries are kept between runs (gradlint.cache), keyed by content hash."""
+
+    def get_summary(self, digest: str) -> ModuleSummary | None: ...
+
+    def put_summary(self, digest: str, summary: ModuleSummary) -> None: ...
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def find_root(path: Path) -> Path | None:
+    """The nearest folder at or above `path`'s folder holding a project marker."""
+    folder = path.parent if not path.is_dir() else path
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).is_file() for marker in ROOT_MARKERS[:3]) or (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A function or class of a project module, found by resolving a name."""
+
+    path: Path
+    names: tuple[str, ...]  # ("train_one_epoch",) or ("Trainer", "step")
+    summary: FunctionSummary | ClassSummary
+
+
+class Project:
+    """The modules under one root. `flat` projects (no marker found: the file's folder) are
+    not walked below their folder."""
+
+    def __init__(self, root: Path, flat: bool = False, store: SummaryStore | None = None):
+        self.root = root.resolve()
+        self.flat = flat
+        self.store = store
+        self._summaries: dict[Path, tuple[str, ModuleSummary] | None] = {}
+        self._stamps: dict[Path, list] = {}  # path -> [mtime_ns, size, content hash] as read
+        self._files: list[Path] | None = None
+        self._callers: dict[tuple[Path, str], list[tuple[Path, CallSite]]] = {}
+        self._importers: dict[str, list[Path]] | None = None
+        self._listings: dict[Path, frozenset[str]] = {}
+        self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
+        self._models: dict[Path, ModuleModel | None] = {}
+        self._text_tests: dict[Path, tuple[bool, frozenset[str]]] = {}
+
+    # -- modules ------------------------------------------------------------------------------
+
+    def contains(self, path: Path) -> bool:
+        return path == self.root or self.root in path.parents
+
+    def module_file(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
+        """The project file a name imported as (`module`, `level`) followed by `names` lives in,
+        and the names left inside that file: the longest module path that is a file wins."""
+        key = (importer.parent, module, level, tuple(names))
+        if key not in self._located:
+            self._located[key] = self._locate(importer, module, level, names)
+        return self._located[key]
+
+    def _locate(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
+        parts = [p for p in module.split(".") if p] + names
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = list(dict.fromkeys([importer.parent, self.root, self.root / "src"]))
+        for base in bases:
+            if not parts or not self._may_hold(base, parts[0]):
+                continue
+            for length in range(len(parts), 0, -1):
+                stem = base.joinpath(*parts[:length])
+                for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
+                    if candidate.is_file() and self.contains(candidate):
+                        return candidate, parts[length:]
+        return None
+
+    def _read(self, path: Path) -> bytes | None:
+        """A module's bytes, its stamp noted (a cached result that used it depends on it)."""
+        read = _read_regular(path)
+        if read is None:
+            return None
+        data, info = read
+        self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
+        return data
+
+    def _may_hold(self, folder: Path, name: str) -> bool:
+        """Whether `folder` has a module or package `name` (one listing per folder, no stat)."""
+        if folder not in self._listings:
+            try:
+                self._listings[folder] = frozenset(os.listdir(folder))
+            except OSError:
+                self._listings[folder] = frozenset()
+        entries = self._listings[folder]
+        return name in entries or f"{name}.py" in entries
+
+    def summary(self, path: Path) -> tuple[str, ModuleSummary] | None:
+        """(content hash, summary) of a project module; None when it cannot be read or parsed,
+        or when the project's budget of summaries is spent."""
+        path = path.resolve()
+        if path not in self._summaries:
+            data = self._read(path) if len(self._summaries) < MAX_MODULES else None
+            self._summaries[path] = self._summarize(path) if data is not None else None
+        return self._summaries[path]
+
+    def _summarize(self, path: Path) -> tuple[str, ModuleSummary] | None:
+        digest = self._stamps[path][2]
+        cached = self.store.get_summary(digest) if self.store else None
+        if cached is not None:
+            return digest, cached
+        model = self.model(path)  # parsed once for both: the caller index may follow it
+        if model is None:
+            return None
+        summary = summarize(model)
+        if self.store:
+            self.store.put_summary(digest, summary)
+        return digest, summary
+
+    def model(self, path: Path) -> "ModuleModel | None":
+        """The live model of a project module, parsed once per process, with its own view of
+        the project (so calls are followed from it too); None past the budget or on bad input."""
+        path = path.resolve()
+        if path not in self._models:
+            data = self._read(path) if len(self._models) < MAX_MODULES else None
+            model = _parse(path, data) if data is not None else None
+            if model is not None:
+                model.project = ProjectContext(path, project=self)
+            self._models[path] = model
+        return self._models[path]
+
+    def calls_backward(self, path: Path) -> bool:
+        return self._words(path)[0]
+
+    def gradient_symbols(self, path: Path) -> frozenset[str]:
+        """Top-level functions and classes of a module whose text spells gradient code, or a
+        call of one that does (to a few levels): read off the text, the module is not parsed.
+        It only decides which lines of a checked module are read; calls are resolved later."""
+        return self._words(path)[1]
+
+    def _words(self, path: Path) -> tuple[bool, frozenset[str]]:
+        path = path.resolve()
+        if path not in self._text_tests:
+            data = self._read(path)
+            if data is None:
+                self._text_tests[path] = (False, frozenset())
+            else:
+                self._text_tests[path] = (BACKWARD_CALL_BYTES.search(data) is not None, _gradient_symbols(data))
+        return self._text_tests[path]
+
+    def adopt(self, path: Path, model: "ModuleModel") -> None:
+        """The checked module's own model (the latest text, when fixes re-lint it): callers
+        found elsewhere must resolve to its nodes."""
+        self._models[path] = model
+
+    def resolve(self, importer: Path, imports: dict, name: str, depth: int = 0) -> Symbol | None:
+        """The project function or class `name` (dotted, as written in `importer`) refers to,
+        through `importer`'s imports (a summary's); None for anything outside the project."""
+        head, *rest = name.split(".")
+        imported = imports.get(head)
+        if imported is None or depth > MAX_REEXPORTS:
+            return None
+        names = ([imported.name] if imported.name else []) + rest
+        if not imported.name and not imported.level:  # `import pkg.engine as e`: the module itself
+            located = self.module_file(importer, imported.module, 0, rest)
+        else:
+            located = self.module_file(importer, imported.module, imported.level, names)
+        if located is None or not located[1]:
+            return None
+        path, inner = located
+        summarized = self.summary(path)
+        if summarized is None:
+            return None
+        module = summarized[1]
+        symbol = module.symbol(inner)
+        if symbol is not None:
+            return Symbol(path.resolve(), tuple(inner), symbol)
+        if inner[0] in module.imports:  # re-exported: `from .engine import train_one_epoch`
+            return self.resolve(path, module.imports, ".".join(inner), depth + 1)
+        return None
+
+    # -- the caller index ---------------------------------------------------------------------
+
+    def files(self) -> list[Path]:
+        if self._files is None:
+            self._files = list(_python_files(self.root, self.flat))
+        return self._files
+
+    def importers(self) -> dict[str, list[Path]]:
+        """Project files by the names their import lines mention (each part of a dotted module
+        name, and the names imported from it): read once, the first time callers are asked."""
+        if self._importers is None:
+            index: dict[str, list[Path]] = {}
+            for file in self.files():
+                read = _read_regular(file)
+                if read is None:
+                    continue
+                for word in _imported_words(read[0].decode("utf-8", errors="replace")):
+                    index.setdefault(word, []).append(file)
+            self._importers = index
+        return self._importers
+
+    def callers(self, path: Path, name: str) -> list[tuple[Path, CallSite]]:
+        """Call sites in other project modules of function `name` of module `path` (`Class.method`
+        for a method). Only modules whose import lines name `path`'s module and whose text names
+        the function are parsed, at most MAX_CALLER_FILES of them."""
+        key = (path.resolve(), name)
+        if key not in self._callers:
+            self._callers[key] = self._find_callers(*key)
+        return self._callers[key]
+
+    def _find_callers(self, path: Path, name: str) -> list[tuple[Path, CallSite]]:
+        stem = path.parent.name if path.name == "__init__.py" else path.stem
+        last = name.rsplit(".", 1)[-1].encode()
+        found, parsed = [], 0
+        for candidate in self.importers().get(stem, ()):
+            if candidate == path or parsed >= MAX_CALLER_FILES:
+                continue
+            data = self._read(candidate)
+            if data is None or last not in data:
+                continue
+            parsed += 1
+            summarized = self.summary(candidate)
+            if summarized is None:
+                continue
+            module = summarized[1]
+            for site in module.calls:
+                head, _, rest = site.callee.partition(".")
+                spelled = rest.rsplit(".", 1)[-1] if rest else module.imports[head].name
+                if spelled != last.decode():
+                    continue
+                symbol = self.resolve(candidate, module.imports, site.callee)
+                if symbol is not None and symbol.path == path and ".".join(symbol.names) == name:
+                    found.append((candidate, replace(site, arguments=tuple(self._argument_roles(candidate, module, site)))))
+        return found
+
+    def _argument_roles(self, path: Path, module: ModuleSummary, site: CallSite):
+        """A call site's arguments, with roles the project's functions return filled in."""
+        for key, role, producer in site.arguments:
+            if role is None and producer is not None:
+                role = self.returned_role(path, module.imports, producer)
+            yield key, role, producer
+
+    def returned_role(self, importer: Path, imports: dict, callee: str) -> str | None:
+        """The role of what a project function returns (`build_optimizer(...)` -> optimizer)."""
+        symbol = self.resolve(importer, imports, callee)
+        returns = symbol.summary.returns if symbol and isinstance(symbol.summary, FunctionSummary) else ()
+        return returns[0] if len(returns) == 1 else None
+
+    def stamp(self, path: Path) -> list | None:
+        """[mtime_ns, size, content hash] of a module as it was read for its summary."""
+        return self._stamps.get(path.resolve())
+
+
+def _read_regular(path: Path) -> tuple[bytes, os.stat_result] | None:
+    """A regular file's bytes and stat; never blocks (a FIFO named like a module is none)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(fd)
+            return (handle.read(), info) if stat.S_ISREG(info.st_mode) else None
+    except OSError:
+        return None
+
+
+def _gradient_symbols(data: bytes) -> frozenset[str]:
+    starts = [(m.start(), (m.group(1) or m.group(2)).decode()) for m in TOP_LEVEL_DEFINITION.finditer(data)]
+    bodies = {name: data[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(data), "")])}
+    found = {name for name, body in bodies.items() if GRADIENT_CODE_BYTES.search(body)}
+    for _ in range(3):  # helpers calling helpers
+        if not found:
+            break
+        calls = re.compile(rb"\b(?:%s)\s*\(" % b"|".join(re.escape(n.encode()) for n in found))
+        more = {name for name, body in bodies.items() if name not in found and calls.search(body)}
+        if not more:
+            break
+        found |= more
+    return frozenset(found)
+
+
+def _imported_words(text: str) -> set[str]:
+    words = set()
+    for match in IMPORT_LINE.finditer(text):
+        module, parenthesized, names, plain = match.groups()
+        words.update((module or plain or "").lstrip(".").split("."))
+        words.update(n.split()[0] for n in (parenthesized or names or "").replace("\n", " ").split(",") if n.split())
+    return words
+
+
+def _parse(path: Path, data: bytes) -> "ModuleModel | None":
+    from gradlint.model import ModuleModel
+    from gradlint.sources import SourceError
+    from gradlint.sources.python import PythonDocument
+
+    try:
+        text = PythonDocument.from_bytes(str(path), data).text
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ModuleModel(ast.parse(text), text)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _python_files(root: Path, flat: bool):
+    count = 0
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [] if flat else sorted(
+            d for d in subfolders
+            if not d.startswith(".") and d not in SKIPPED_FOLDERS and not d.endswith(".egg-info")
+        )
+        for name in sorted(names):
+            if name.endswith(".py"):
+                count += 1
+                if count > MAX_PROJECT_FILES:
+                    return
+                yield Path(folder, name)
+
+
+class ProjectContext:
+    """One checked file's view of its project: resolve what it calls, learn from its callers,
+    and remember which modules' summaries were used (a cached result depends on them). The
+    project is found on first use: most checked files never ask."""
+
+    def __init__(self, path: Path, store: SummaryStore | None = None, project: Project | None = None):
+        self._given_path = path
+        self._store = store
+        self._project = project
+        self.used: dict[str, list] = {}  # path -> [mtime_ns, size, content hash] of each summary used
+
+    @cached_property
+    def path(self) -> Path:
+        return self._given_path.resolve()
+
+    @cached_property
+    def project(self) -> Project | None:
+        return self._project or project_for(str(self.path), self._store)
+
+    def _note(self, path: Path) -> None:
+        recorded = self.project.stamp(path) if self.project else None
+        if recorded is not None and path != self.path:
+            self.used[str(path)] = recorded
+
+    # -- the callee seam (gradlint/model/callees.py: ProjectResolver) ---------------------------
+
+    def function(self, module: "ModuleModel", qualname: str) -> "Callee | None":
+        """The project function (or method `Class.method`) an imported dotted name designates."""
+        from gradlint.model.callees import Callee
+
+        found = self._definition(module, qualname)
+        if found is None or isinstance(found[1], ast.ClassDef):
+            return None
+        return Callee(*found)
+
+    def class_def(self, module: "ModuleModel", qualname: str) -> "tuple[ModuleModel, ast.ClassDef] | None":
+        found = self._definition(module, qualname)
+        return (found[0], found[1]) if found is not None and isinstance(found[1], ast.ClassDef) else None
+
+    def gradient_names(self, module: "ModuleModel") -> set[str]:
+        """Local names of `module` bound to project functions or modules that touch gradients,
+        and the names of those functions in the modules (`backward_step` of `utils.backward_step`)."""
+        names = set()
+        for local, qualname in module.imports.aliases.items():
+            located = self._locate(module, qualname)
+            if located is None:
+                continue
+            path, inner = located
+            touching = self.project.gradient_symbols(path)
+            if not inner:  # a module: `utils.backward_step(...)` is spelled with the function's name
+                names |= touching
+            if touching if not inner else inner[0] in touching:
+                self._note(path)
+                names.add(local)
+        return names | self._ddp_parameters(module)
+
+    def _ddp_parameters(self, module: "ModuleModel") -> set[str]:
+        """Parameters that callers in other modules pass a DDP model for, in functions that call
+        backward() and call a parameter: calling it is a forward that synchronises gradients
+        (`model(images)` in `train_one_epoch(model, ...)`)."""
+        if self.project is None:
+            return set()
+        names = set()
+        for function in module.functions.values():
+            params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+            if not any(function.lineno <= line <= function.end_lineno for line in module.backward_lines):
+                continue
+            text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
+            if not any(re.search(rf"\b{re.escape(p)}\s*\(", text) for p in params):
+                continue
+            for _, site in self.project.callers(self.path, function.name):
+                for key, role, _ in site.arguments:
+                    param = params[key] if isinstance(key, int) and key < len(params) else key
+                    if role == Role.DDP_MODEL.value and isinstance(param, str):
+                        names.add(param)
+        return names
+
+    def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
+        """Calls of `function` (of the module this context belongs to) in other project
+        modules: only modules whose summary shows a call of it are parsed."""
+        from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
+
+        if self.project is None or not isinstance(function, FUNCTIONS):
+            return []
+        self.project.adopt(self.path, module)
+        cls = module.parents.enclosing_class(function)
+        name = f"{cls.name}.{function.name}" if cls else function.name
+        found = []
+        sites = self.project.callers(self.path, name)
+        # each caller once, under the name it calls the function by (`t` for `import ... as t`)
+        for path, spelled in dict.fromkeys((path, site.callee.rsplit(".", 1)[-1]) for path, site in sites):
+            caller = self.project.model(path)
+            if caller is None:
+                continue
+            for call, stmt in caller.calls_named(spelled):
+                scope = caller.parents.scope_of(stmt)
+                context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
+                callee = resolve_callee(caller, call, context)
+                if callee is not None and callee.function is function:
+                    self._note(path)
+                    found.append((call, context))
+        return found
+
+    def _locate(self, module: "ModuleModel", qualname: str) -> tuple[Path, list[str]] | None:
+        if self.project is None:
+            return None
+        self.project.adopt(self.path, module)
+        level = len(qualname) - len(qualname.lstrip("."))
+        return self.project.module_file(self.path, "", level, qualname.lstrip(".").split("."))
+
+    def _definition(self, module: "ModuleModel", qualname: str, depth: int = 0):
+        """(module model, function or class node, class of a method) of a dotted name."""
+        located = self._locate(module, qualname)
+        if located is None or not located[1]:
+            return None
+        path, inner = located
+        target = self.project.model(path)
+        if target is None:
+            return None
+        self._note(path)
+        node = target.functions.get(inner[0]) or target.classes.get(inner[0])
+        if node is None:
+            alias = target.imports.aliases.get(inner[0])  # re-exported by a package's __init__
+            if alias is None or depth >= MAX_REEXPORTS:
+                return None
+            return target.project._definition(target, ".".join([alias, *inner[1:]]), depth + 1)
+        if len(inner) == 1:
+            return target, node, None
+        if len(inner) == 2 and isinstance(node, ast.ClassDef) and inner[1] in target.methods(node):
+            return target, target.methods(node)[inner[1]], node
+        return None
+
+    # -- the trigger ----------------------------------------------------------------------------
+
+    def imports_backward(self, text: str) -> bool:
+        """Whether a project module that `text` imports from calls backward(): a loop that
+        steps here may run it through a helper (`backward_step(loss, optimizer)`). Read off
+        the import lines, before any parse: this decides whether the file is parsed at all."""
+        if self.project is None:
+            return False
+        found = False
+        for match in IMPORT_LINE.finditer(text):
+            module, parenthesized, names, plain = match.groups()
+            names = parenthesized or names
+            if plain:
+                targets = [(plain, [])]
+            else:
+                targets = [(module, [name.split()[0]]) for name in names.replace("\n", " ").split(",") if name.strip()]
+            for dotted_module, inner in targets:
+                level = len(dotted_module) - len(dotted_module.lstrip("."))
+                located = self.project.module_file(self.path, dotted_module.lstrip("."), level, inner)
+                if located is not None and self.project.calls_backward(located[0]):
+                    self._note(located[0])
+                    found = True
+        return found
+
+
+_PROJECTS: dict[tuple[Path, bool], Project] = {}
+
+
+def project_for(path: str, store: SummaryStore | None = None) -> Project | None:
+    """The project of a file on disk (one Project per root and process); None for paths that
+    are not files (stdin). A file with no project marker above it is a project of its folder."""
+    file = Path(path)
+    if not file.is_file():
+        return None
+    file = file.resolve()
+    root = find_root(file)
+    key = (root or file.parent, root is None)
+    if key not in _PROJECTS:
+        _PROJECTS[key] = Project(key[0], flat=key[1], store=store)
+    return _PROJECTS[key]
+
+
+def forget_projects() -> None:
+    """Start a run afresh: files may have changed since the last run of this process."""
+    _PROJECTS.clear()
+
+
+def project_context(path: str, cache_dir: str | None = None) -> ProjectContext | None:
+    """The checked file's view of its project, with summaries cached under `cache_dir`."""
+    store = None
+    if cache_dir is not None:
+        from gradlint.cache import SummaryCache
+
+        store = SummaryCache(Path(cache_dir))
+    return ProjectContext(Path(path), store)

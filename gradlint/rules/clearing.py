@@ -1,0 +1,56 @@
+"""GL104: an optimizer that steps with gradients nobody ever clears."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from gradlint.fixplan import InsertStatement
+from gradlint.model import Kind, ModuleModel, TrainingLoop
+from gradlint.model.clearing import clearings_around, clears_for
+from gradlint.model.events import STEPS
+from gradlint.rules.base import Finding, Rule
+from gradlint.rules.shared import code, end_of_step_run
+
+
+class MissingZeroGrad(Rule):
+    """Per optimizer, so a GAN that zeroes D's optimizer but never G's is found. Loops only:
+    a step function (`def train_step`) is cleared by its caller as often as not, and a loop
+    whose gradients a framework manages is skipped."""
+
+    code = "GL104"
+    name = "missing-zero-grad"
+    summary = "an optimizer steps in a loop whose gradients are never cleared"
+    fix_applicability = "unsafe"
+
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        for loop in model.loops:
+            if isinstance(loop.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or loop.of(Kind.FRAMEWORK):
+                continue
+            steps = {}
+            for step in loop.of(*STEPS):
+                if step.optimizer is not None:
+                    steps.setdefault(step.optimizer, step)
+            clearings = clearings_around(model, loop) if steps else []
+            for optimizer, step in steps.items():
+                if clears_for(clearings, optimizer, set(steps)) or _built_in_loop(model, loop, optimizer):
+                    continue
+                message = (
+                    f"{code(model, step)} steps with gradients that are never cleared: `.grad` keeps "
+                    f"the sum of every backward so far, so step k applies the gradients of batches "
+                    f"1..k and the updates grow without bound; call `{optimizer}.zero_grad()` after the step"
+                )
+                yield Finding(self.code, model.span(step.anchor), message, self._fix(model, loop, step, optimizer))
+
+    def _fix(self, model, loop, step, optimizer):
+        if step.inlined or step.scope is not loop.scope:
+            return None
+        anchor = end_of_step_run(model, loop, step)
+        return self.plan(f"Insert `{optimizer}.zero_grad()` after the step", InsertStatement(f"{optimizer}.zero_grad()", model.position(anchor), "after"))
+
+
+def _built_in_loop(model: ModuleModel, loop: TrainingLoop, optimizer: str) -> bool:
+    """An optimizer constructed inside the loop starts from fresh parameters every iteration."""
+    first, last = loop.node.lineno, loop.node.end_lineno
+    assignments = model.scope(loop.scope).assignments.get(optimizer, ())
+    return any(first <= a.lineno <= last for a in assignments)

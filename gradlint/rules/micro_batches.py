@@ -1,0 +1,113 @@
+"""GL203–GL205: what runs once per micro-batch, or never, while the step waits for N of them."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from gradlint.fixplan import ReplaceExpression
+from gradlint.model import Kind, ModuleModel, TrainingLoop
+from gradlint.model.events import STEPS
+from gradlint.model.prepared import prepared_names
+from gradlint.model.tail import epoch_tail
+from gradlint.rules.base import Finding, LoopRule
+from gradlint.rules.shared import code, end_of_step_run, factor_text, move
+
+LOOSER_THAN_OR = (ast.IfExp, ast.Lambda, ast.NamedExpr)
+
+
+class ClipPerMicroBatch(LoopRule):
+    code = "GL203"
+    name = "clip-per-micro-batch"
+    summary = "gradient clipping on every micro-batch while the step waits for N of them"
+    fix_applicability = "safe"
+
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        accumulation = loop.accumulation
+        if accumulation is None:
+            return
+        step = loop.on_path(*STEPS)[0]
+        factor = factor_text(model, accumulation.factor)
+        backwards = loop.on_path(Kind.BACKWARD)
+        for clip in loop.on_path(Kind.CLIP):
+            if not accumulation.runs_every_micro_batch(clip) or not any(b.order < clip.order for b in backwards):
+                continue  # at the step, or before backward (GL102)
+            message = (
+                f"{code(model, clip)} runs on every micro-batch while {code(model, step)} waits for "
+                f"`{factor}` of them: it clips partial sums of the window, so the step consumes "
+                "neither the window's gradient nor its clipped version (up to N × max_norm, and "
+                "early micro-batches are clipped harder than late ones)"
+            )
+            yield Finding(self.code, model.span(clip.anchor), message, self.plan(
+                f"Move the clip before {code(model, step)}", move(model, loop, clip, step.stmt, "before")
+            ))
+
+
+class SchedulerPerMicroBatch(LoopRule):
+    code = "GL204"
+    name = "scheduler-per-micro-batch"
+    summary = "scheduler.step() on every micro-batch while the optimizer steps every N"
+    fix_applicability = "safe"
+
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        accumulation = loop.accumulation
+        if accumulation is None:
+            return
+        step = loop.on_path(*STEPS)[-1]
+        factor = factor_text(model, accumulation.factor)
+        for sched in loop.on_path(Kind.SCHED_STEP):
+            if sched.node.args or sched.node.keywords or not accumulation.runs_every_micro_batch(sched):
+                continue
+            if sched.target in prepared_names(model):
+                continue  # Accelerate's scheduler wrapper steps only when the optimizer did
+            message = (
+                f"`{sched.target}.step()` runs on every micro-batch while {code(model, step)} waits "
+                f"for `{factor}` of them: the learning rate advances `{factor}` times per update, so "
+                f"warm-up ends and decay finishes `{factor}` times too early (in updates)"
+            )
+            anchor = end_of_step_run(model, loop, step)
+            yield Finding(self.code, model.span(sched.anchor), message, self.plan(
+                f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
+            ))
+
+
+class DroppedTailMicroBatches(LoopRule):
+    code = "GL205"
+    name = "dropped-tail-micro-batches"
+    summary = "the epoch's last partial accumulation window never reaches a step"
+    fix_applicability = "unsafe"
+
+    def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        tail = epoch_tail(model, loop)
+        if tail is None:
+            return
+        guard = loop.accumulation.guard
+        factor = factor_text(model, loop.accumulation.factor)
+        source = model.source(tail.source)
+        fate = (
+            "the gradients are cleared before the next epoch, so those batches are dropped"
+            if tail.cleared_before else
+            "nothing clears them, so they leak into the first step of the next epoch (a window "
+            f"of more than `{factor}` micro-batches) and the last epoch's are lost"
+        )
+        message = (
+            f"the step runs only when `{model.source(guard.test)}`: when `len({source})` is not a "
+            f"multiple of `{factor}`, the last micro-batches of every epoch never reach a step; {fate}"
+        )
+        yield Finding(self.code, model.span(guard.test), message, self._fix(model, loop, guard, tail, source))
+
+    def _fix(self, model, loop, guard, tail, source):
+        if model.parents.scope_of(guard.node) is not loop.scope or tail.start not in (0, 1):
+            return None
+        counter = f"{tail.counter} + 1" if tail.start == 0 else tail.counter
+        original = model.source(guard.test)
+        if guard.holds:  # the step's branch: also take it on the last micro-batch
+            loose = isinstance(guard.test, LOOSER_THAN_OR)
+            new = f"{f'({original})' if loose else original} or {counter} == len({source})"
+        else:  # the test holds inside the window (`if (i + 1) % N != 0: continue`)
+            loose = isinstance(guard.test, LOOSER_THAN_OR) or (isinstance(guard.test, ast.BoolOp) and isinstance(guard.test.op, ast.Or))
+            new = f"{f'({original})' if loose else original} and {counter} != len({source})"
+        return self.plan(
+            "Also step on the epoch's last micro-batch",
+            ReplaceExpression(model.position(guard.test), original, new),
+        )

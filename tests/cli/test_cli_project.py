@@ -1,0 +1,225 @@
+"""Training loops spread over the modules of a project (DESIGN §2.3), checked end to end:
+`main.py` wraps the model in DDP and calls `engine.train_one_epoch`; a `utils.py` helper does the
+backward; packages with relative imports and a `src/` layout. Findings follow what the other
+modules do, and a cached result is dropped when a module it looked into changes."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+ENGINE = """
+import torch
+import torch.nn.functional as F
+
+
+def train_one_epoch(model, loader, optimizer, device, accum_iter=4):
+    model.train()
+    optimizer.zero_grad()
+    for data_iter_step, (samples, targets) in enumerate(loader):
+        samples, targets = samples.to(device), targets.to(device)
+        outputs = model(samples)
+        loss = F.cross_entropy(outputs, targets) / accum_iter
+        loss.backward()
+        if (data_iter_step + 1) % accum_iter == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+ENGINE_NO_SYNC = """
+import contextlib
+
+import torch
+import torch.nn.functional as F
+
+
+def train_one_epoch(model, loader, optimizer, device, accum_iter=4):
+    model.train()
+    for data_iter_step, (samples, targets) in enumerate(loader):
+        last = (data_iter_step + 1) % accum_iter == 0
+        context = contextlib.nullcontext() if last else model.no_sync()
+        with context:
+            outputs = model(samples.to(device))
+            loss = F.cross_entropy(outputs, targets.to(device)) / accum_iter
+            loss.backward()
+        if last:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+MAIN_DDP = """
+import argparse
+import os
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+from engine import train_one_epoch
+from models import build_model
+
+
+def main(args):
+    dist.init_process_group(backend="nccl")
+    local_rank = int(os.environ["LOCAL_RANK"])
+    device = torch.device("cuda", local_rank)
+    model = build_model(args).to(device)
+    model = DistributedDataParallel(model, device_ids=[local_rank])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    for epoch in range(args.epochs):
+        train_one_epoch(model, loader, optimizer, device, accum_iter=args.accum_iter)
+
+
+if __name__ == "__main__":
+    main(argparse.ArgumentParser().parse_args())
+"""
+
+MAIN_SINGLE = MAIN_DDP.replace(
+    "    model = DistributedDataParallel(model, device_ids=[local_rank])\n", ""
+)
+
+UTILS = """
+import torch
+
+
+def backward_step(loss, model, max_norm=None):
+    loss.backward()
+    if max_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+"""
+
+UTILS_DIVIDES = """
+import torch
+
+
+def backward_step(loss, model, accum_steps, max_norm=None):
+    (loss / accum_steps).backward()
+    if max_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+"""
+
+TRAIN = """
+import torch
+import torch.nn.functional as F
+
+from utils import backward_step
+
+model = torch.nn.Linear(32, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+grad_accum = 8
+for step, (x, y) in enumerate(loader):
+    loss = F.cross_entropy(model(x), y)
+    backward_step(loss, model, max_norm=1.0)
+    if (step + 1) % grad_accum == 0:
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+"""
+
+TRAIN_DIVIDES = TRAIN.replace("backward_step(loss, model, max_norm=1.0)", "backward_step(loss, model, grad_accum, max_norm=1.0)")
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\n')
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        past = path.stat().st_mtime - 60
+        os.utime(path, (past, past))
+    return root
+
+
+def codes(run) -> list[tuple[str, str]]:
+    """(file, code) of each finding, from the concise output."""
+    found = []
+    for line in run.stdout.splitlines():
+        parts = line.split(":")
+        if len(parts) > 3 and parts[3].strip().startswith("GL"):
+            found.append((Path(parts[0]).name, parts[3].split()[0]))
+    return found
+
+
+def check(gradlint, *args):
+    return gradlint("check", "--format", "concise", *args)
+
+
+def test_ddp_in_main_accumulation_in_engine_without_no_sync_is_gl401(workdir, gradlint):
+    project(workdir, {"engine.py": ENGINE, "main.py": MAIN_DDP, "models.py": "def build_model(args):\n    pass\n"})
+    run = check(gradlint, ".")
+    assert codes(run) == [("engine.py", "GL401")], run
+    assert "engine.py:13:9:" in run.stdout  # at the backward in engine.py
+
+
+def test_engine_with_no_sync_or_without_ddp_is_silent(workdir, gradlint):
+    project(workdir, {"engine.py": ENGINE_NO_SYNC, "main.py": MAIN_DDP})
+    assert codes(check(gradlint, ".")) == []
+    (workdir / "engine.py").write_text(textwrap.dedent(ENGINE))
+    (workdir / "main.py").write_text(textwrap.dedent(MAIN_SINGLE))
+    assert codes(check(gradlint, ".")) == []
+
+
+def test_engine_checked_alone_still_knows_its_callers(workdir, gradlint):
+    project(workdir, {"engine.py": ENGINE, "main.py": MAIN_DDP})
+    assert codes(check(gradlint, "engine.py")) == [("engine.py", "GL401")]
+    stdin = gradlint("check", "--format", "concise", "-", input=textwrap.dedent(ENGINE))
+    assert codes(stdin) == []  # stdin has no project: the callers are unknown
+
+
+def test_backward_in_a_utils_helper_without_division_is_gl201(workdir, gradlint):
+    project(workdir, {"utils.py": UTILS, "train.py": TRAIN})
+    run = check(gradlint, ".")
+    assert codes(run) == [("train.py", "GL201")], run
+    assert "train.py:12:5:" in run.stdout and "backward_step" in run.stdout
+
+
+def test_helper_that_divides_is_silent(workdir, gradlint):
+    project(workdir, {"utils.py": UTILS_DIVIDES, "train.py": TRAIN_DIVIDES})
+    assert codes(check(gradlint, ".")) == []
+
+
+def test_src_layout_with_relative_imports(workdir, gradlint):
+    package = TRAIN.replace("from utils import backward_step", "from .utils import backward_step")
+    module_style = TRAIN.replace("from utils import backward_step", "from . import utils").replace(
+        "    backward_step(", "    utils.backward_step("
+    )
+    absolute = TRAIN.replace("from utils import backward_step", "from trainer.utils import backward_step")
+    project(workdir, {
+        "src/trainer/__init__.py": "",
+        "src/trainer/utils.py": UTILS,
+        "src/trainer/train_relative.py": package,
+        "src/trainer/train_module.py": module_style,
+        "scripts/train_absolute.py": absolute,
+    })
+    found = codes(check(gradlint, "."))
+    assert sorted(found) == [
+        ("train_absolute.py", "GL201"), ("train_module.py", "GL201"), ("train_relative.py", "GL201"),
+    ]
+
+
+def test_a_name_that_is_not_a_project_module_stays_unknown(workdir, gradlint):
+    elsewhere = TRAIN.replace("from utils import backward_step", "from mylib.training import backward_step")
+    project(workdir, {"train.py": elsewhere})
+    assert codes(check(gradlint, ".")) == []
+
+
+def test_cached_results_follow_the_modules_they_used(workdir, gradlint, monkeypatch):
+    from gradlint import runner
+
+    checked = []
+    original = runner.process
+    monkeypatch.setattr(runner, "process", lambda task: checked.append(Path(task.path).name) or original(task))
+    project(workdir, {"engine.py": ENGINE, "main.py": MAIN_DDP, "utils.py": UTILS, "train.py": TRAIN})
+    assert sorted(codes(check(gradlint, "."))) == [("engine.py", "GL401"), ("train.py", "GL201")]
+    checked.clear()
+    assert sorted(codes(check(gradlint, "."))) == [("engine.py", "GL401"), ("train.py", "GL201")]
+    assert checked == []  # everything from the cache
+
+    (workdir / "utils.py").write_text(textwrap.dedent(UTILS).replace("loss.backward()", "(loss / 8).backward()"))
+    assert codes(check(gradlint, ".")) == [("engine.py", "GL401")]
+    assert "train.py" in checked and "engine.py" not in checked  # train.py used utils.py's code
+
+    checked.clear()
+    (workdir / "main.py").write_text(textwrap.dedent(MAIN_SINGLE))
+    assert codes(check(gradlint, ".")) == []
+    assert "engine.py" in checked and "train.py" not in checked  # engine.py used main.py's call

@@ -1,0 +1,289 @@
+"""The project model (DESIGN §2.3): root, import resolution, summaries and the caller index,
+on small projects laid out the way training repositories are."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from gradlint.model.project import Project, ProjectContext, find_root
+from gradlint.model.summaries import ModuleSummary
+
+ENGINE = """
+import math
+
+import torch
+
+
+def train_one_epoch(model, loader, optimizer, accum_steps=4, clip=None):
+    model.train()
+    for step, (images, targets) in enumerate(loader):
+        outputs = model(images)
+        loss = torch.nn.functional.cross_entropy(outputs, targets)
+        loss.backward()
+        if (step + 1) % accum_steps == 0:
+            if clip:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def train_step(model, batch, optimizer, scaler):
+    with torch.autocast("cuda"):
+        loss = model(**batch).loss
+    scaler.scale(loss).backward()
+    return loss.detach()
+
+
+def build_optimizer(model, lr, weight_decay=0.05):
+    decay = [p for p in model.parameters() if p.ndim > 1]
+    rest = [p for p in model.parameters() if p.ndim <= 1]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": rest}], lr=lr)
+
+
+def evaluate(model, loader):
+    return math.fsum(float(model(x).argmax(-1).eq(y).float().mean()) for x, y in loader)
+"""
+
+UTILS = """
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+def backward_step(loss, optimizer, max_norm=1.0):
+    loss.backward()
+
+
+def backward_averaged(loss, accum_steps):
+    loss = loss / accum_steps
+    loss.backward()
+
+
+def wrap_model(model, rank):
+    return DistributedDataParallel(model.to(rank), device_ids=[rank])
+"""
+
+MAIN = """
+import argparse
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import engine
+from engine import build_optimizer
+
+
+def main(args):
+    dist.init_process_group("nccl")
+    model = torch.nn.Linear(8, 2).cuda()
+    model = DDP(model, device_ids=[args.local_rank])
+    optimizer = build_optimizer(model, args.lr)
+    for epoch in range(args.epochs):
+        engine.train_one_epoch(model, loader, optimizer, accum_steps=args.accum)
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def resolve(project: Project, importer: Path, name: str):
+    summarized = project.summary(importer)
+    assert summarized is not None
+    return project.resolve(importer, summarized[1].imports, name)
+
+
+def test_root_is_the_nearest_folder_with_a_marker(tmp_path):
+    for index, marker in enumerate(("pyproject.toml", "setup.py", "setup.cfg", ".git")):
+        folder = tmp_path / f"repo{index}"
+        (folder / "pkg" / "sub").mkdir(parents=True)
+        (folder / marker).mkdir() if marker == ".git" else (folder / marker).write_text("")
+        (folder / "pkg" / "sub" / "train.py").write_text("")
+        assert find_root(folder / "pkg" / "sub" / "train.py") == folder
+    (tmp_path / "plain" / "setup.py").mkdir(parents=True)  # a folder named like a marker is none
+    (tmp_path / "plain" / "train.py").write_text("")
+    assert find_root(tmp_path / "plain" / "train.py") != tmp_path / "plain"
+
+
+def test_script_style_imports_of_sibling_modules(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN})
+    project = Project(root)
+    symbol = resolve(project, root / "main.py", "engine.train_one_epoch")
+    assert symbol.path == (root / "engine.py").resolve() and symbol.names == ("train_one_epoch",)
+    assert resolve(project, root / "main.py", "build_optimizer").summary.returns == ("optimizer",)
+    # torch, argparse and names nobody imported stay unknown
+    assert resolve(project, root / "main.py", "torch.optim.AdamW") is None
+    assert resolve(project, root / "main.py", "argparse.ArgumentParser") is None
+    assert resolve(project, root / "main.py", "main") is None
+
+
+def test_src_layout_package_with_relative_imports_and_reexports(tmp_path):
+    root = write(tmp_path, {
+        "setup.cfg": "",
+        "src/trainer/__init__.py": "from .engine import train_one_epoch\n",
+        "src/trainer/engine.py": ENGINE + "\nfrom . import utils\n",
+        "src/trainer/utils.py": UTILS,
+        "src/trainer/cli/run.py": """
+            from trainer.engine import train_one_epoch as t
+            from trainer import train_one_epoch
+            from ..utils import wrap_model
+            import trainer.engine
+            from trainer import engine as eng
+        """,
+    })
+    project = Project(root)
+    run = root / "src/trainer/cli/run.py"
+    engine = (root / "src/trainer/engine.py").resolve()
+    assert resolve(project, run, "t").path == engine
+    assert resolve(project, run, "train_one_epoch").path == engine  # through the package's __init__
+    assert resolve(project, run, "trainer.engine.train_step").names == ("train_step",)
+    assert resolve(project, run, "eng.evaluate").names == ("evaluate",)
+    assert resolve(project, run, "wrap_model").summary.returns == ("ddp model",)
+    helper = resolve(project, root / "src/trainer/engine.py", "utils.backward_step")
+    assert helper.path == (root / "src/trainer/utils.py").resolve()
+
+
+def test_summaries_index_functions_classes_returns_and_calls(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "engine.py": ENGINE, "utils.py": UTILS, "main.py": MAIN,
+        "trainer.py": """
+            import torch
+            from utils import wrap_model
+
+
+            class Trainer(BaseTrainer):
+                def build(self, model, rank):
+                    return wrap_model(model, rank), torch.optim.SGD(model.parameters(), lr=0.1)
+
+                def maybe_scaler(self, enabled):
+                    if enabled:
+                        return torch.amp.GradScaler("cuda")
+                    return torch.optim.SGD([], lr=1.0)
+        """,
+    })
+    project = Project(root)
+    utils = project.summary(root / "utils.py")[1]
+    assert utils.functions["backward_step"].params == ("loss", "optimizer", "max_norm")
+    assert utils.functions["wrap_model"].returns == ("ddp model",)
+    assert project.summary(root / "engine.py")[1].functions["build_optimizer"].returns == ("optimizer",)
+    trainer = project.summary(root / "trainer.py")[1].classes["Trainer"]
+    assert trainer.bases == ("BaseTrainer",)
+    assert trainer.methods["build"].returns == (None, "optimizer")  # wrap_model: another module's
+    assert trainer.methods["maybe_scaler"].returns == (None,)  # a scaler here, an optimizer there
+    main = project.summary(root / "main.py")[1]
+    [site] = [c for c in main.calls if c.callee == "engine.train_one_epoch"]
+    assert site.caller == "main" and site.line == 18
+    assert site.arguments == ((0, "ddp model", None), (1, None, None), (2, None, "build_optimizer"), ("accum_steps", None, None))
+
+
+def test_summaries_survive_json(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN, "utils.py": UTILS})
+    project = Project(root)
+    for name in ("engine.py", "main.py", "utils.py"):
+        summary = project.summary(root / name)[1]
+        assert ModuleSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
+
+
+def model_in(project: Project, path: Path):
+    """The project's live model of a module, as the linter would check it."""
+    model = project.model(path)
+    assert model is not None
+    return model
+
+
+def test_caller_index_records_the_roles_callers_pass(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN,
+        "tools/eval_only.py": "from engine import evaluate\nevaluate(net, val_loader)\n",
+    })
+    project = Project(root)
+    [(path, site)] = project.callers(root / "engine.py", "train_one_epoch")
+    assert path == (root / "main.py").resolve() and site.callee == "engine.train_one_epoch"
+    # `optimizer = build_optimizer(...)`: what the project function returns gives the role
+    assert [role for _, role, _ in site.arguments] == ["ddp model", None, "optimizer", None]
+    assert [p.name for p, _ in project.callers(root / "engine.py", "evaluate")] == ["eval_only.py"]
+
+
+def test_callers_in_other_modules_through_the_seam(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN})
+    project = Project(root)
+    engine = model_in(project, root / "engine.py")
+    [(call, context)] = engine.project.callers(engine, engine.functions["train_one_epoch"])
+    assert context.module is model_in(project, root / "main.py") and call.lineno == 18
+    assert context.scope.name == "main"
+    assert str((root / "main.py").resolve()) in engine.project.used  # a cached result depends on main.py
+    assert engine.project.callers(engine, engine.functions["evaluate"]) == []
+    # `model(images)` is a forward of the DDP model main.py passes: its lines are read
+    assert "model" in engine.project.gradient_names(engine)
+
+
+def test_callees_and_classes_through_the_seam(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "",
+        "src/trainer/__init__.py": "from .engine import train_step\n",
+        "src/trainer/engine.py": ENGINE + "\n\nclass Trainer:\n    def fit(self):\n        self.loss.backward()\n",
+        "src/trainer/utils.py": UTILS,
+        "src/trainer/run.py": """
+            import trainer
+            from . import utils
+            from .engine import Trainer
+            from trainer.engine import Trainer as T2
+            import torch
+        """,
+    })
+    project = Project(root)
+    run = model_in(project, root / "src/trainer/run.py")
+    callee = run.project.function(run, run.imports.qualname(ast_name("utils.backward_step")))
+    assert callee.function.name == "backward_step" and callee.cls is None
+    assert callee.module is model_in(project, root / "src/trainer/utils.py")
+    reexported = run.project.function(run, run.imports.qualname(ast_name("trainer.train_step")))
+    assert reexported.module is model_in(project, root / "src/trainer/engine.py")
+    method = run.project.function(run, run.imports.qualname(ast_name("Trainer.fit")))
+    assert method.function.name == "fit" and method.cls.name == "Trainer"
+    assert run.project.class_def(run, run.imports.qualname(ast_name("T2")))[1].name == "Trainer"
+    assert run.project.function(run, run.imports.qualname(ast_name("Trainer"))) is None  # a class
+    assert run.project.function(run, "torch.optim.AdamW") is None
+    assert {"utils", "backward_step", "backward_averaged"} <= run.project.gradient_names(run)
+
+
+def test_imports_backward_reads_the_import_lines(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "utils.py": UTILS, "engine.py": ENGINE,
+        "plain.py": "def helper(x):\n    return x\n",
+    })
+    context = ProjectContext(root / "main.py", project=Project(root))
+    assert context.imports_backward("from utils import (\n    backward_step,\n)\n")
+    assert context.imports_backward("import engine as e\n")
+    assert not context.imports_backward("from plain import helper\nimport torch\n")
+
+
+def ast_name(text: str):
+    import ast
+
+    return ast.parse(text, mode="eval").body
+
+
+def test_caller_index_parses_only_modules_that_name_the_module(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN,
+        "data/augment.py": "import random\n\ndef flip(x):\n    return x[::-1]\n",
+        "models/vit.py": "import torch\n\nclass ViT(torch.nn.Module):\n    pass\n",
+        "broken.py": "def (:\n",
+    })
+    project = Project(root)
+    assert [p.name for p, _ in project.callers(root / "engine.py", "train_one_epoch")] == ["main.py"]
+    parsed = {path.relative_to(root.resolve()).as_posix() for path in project._summaries}
+    assert parsed == {"main.py", "engine.py"}
+
+
+def test_flat_project_is_its_folder_only(tmp_path):
+    write(tmp_path, {"scripts/engine.py": ENGINE, "scripts/main.py": MAIN, "scripts/old/main.py": MAIN})
+    project = Project(tmp_path / "scripts", flat=True)
+    assert [p.name for p in project.files()] == ["engine.py", "main.py"]
+    assert [p.name for p, _ in project.callers(tmp_path / "scripts" / "engine.py", "train_one_epoch")] == ["main.py"]

@@ -1,0 +1,12 @@
+import torch
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, total_steps=total)
+for i, (x, y) in enumerate(batches):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+    if (i + 1) % log_every == 0:
+        print(i, loss.item())

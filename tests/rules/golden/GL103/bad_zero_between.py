@@ -1,0 +1,13 @@
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+loss_fn = nn.MSELoss()
+
+for epoch in range(5):
+    for x, y in loader:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()  # expect: GL103
