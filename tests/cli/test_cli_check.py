@@ -87,7 +87,8 @@ def test_exit_zero_does_not_hide_unreadable_input(workdir, gradlint):
         ("--select", "GL999"),
         ("--select", "GL101,GLX"),
         ("--ignore", "E501"),
-        ("--select", "GL8"),  # no GL8xx family
+        ("--select", "GL9"),  # no such family
+        ("--extend-select", "clip-after-stpe"),  # a misspelt rule name
     ],
 )
 def test_unknown_selector_is_a_usage_error(workdir, gradlint, args):
