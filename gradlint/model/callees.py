@@ -168,9 +168,9 @@ def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context:
     attribute of `self`, or a parameter every caller passes one for)."""
     if isinstance(owner, ast.Name) and owner.id in module.imports.aliases:
         return None  # a module or class imported by name, not an instance
-    if not _may_touch_gradients(module, name):
-        return None  # `batch.to(device)`, `model.train()`: not worth looking for a class
-    classes = {id(found[1]): found for found in _instance_classes(module, owner, context, follow_callers=True)}
+    # `batch.to(device)`, `model.train()`: not worth asking every caller what it passes
+    follow = _may_touch_gradients(module, name)
+    classes = {id(found[1]): found for found in _instance_classes(module, owner, context, follow_callers=follow)}
     if len(classes) != 1:
         return None
     owner_module, cls = next(iter(classes.values()))
