@@ -13,7 +13,7 @@ from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
-from gradlint.model.names import ImportTable
+from gradlint.model.names import GRADIENT_WORDS, ImportTable
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
 from gradlint.model.values import Values
@@ -33,7 +33,6 @@ def _slice_bytes(line: str, start: int, end: int | None) -> str:
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 BACKWARD_CALL = re.compile(r"(?<!def )backward\s*\(")  # a call, not an autograd Function's def
-GRADIENT_WORDS = ("backward", "step", "grad", "clip", "sync", "scale", "accumulate", "allreduce")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
 
 

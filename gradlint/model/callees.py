@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gradlint.model.names import dotted
+from gradlint.model.names import GRADIENT_WORDS, dotted
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -154,6 +154,8 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
     """`loss_scaler(...)` where `loss_scaler = NativeScaler()` and NativeScaler defines
     `__call__`; also `self.loss_scaler(...)` assigned anywhere in the class, and a parameter
     every caller passes such an object for."""
+    if module.gradient_helper_names is not None and module.project is None:
+        return None  # no class of this module has a `__call__` that touches gradients
     classes = {id(found[1]): found for found in _instance_classes(module, func, context, follow_callers=True)}
     if len(classes) != 1:
         return None
@@ -166,11 +168,22 @@ def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context:
     attribute of `self`, or a parameter every caller passes one for)."""
     if isinstance(owner, ast.Name) and owner.id in module.imports.aliases:
         return None  # a module or class imported by name, not an instance
-    classes = {id(found[1]): found for found in _instance_classes(module, owner, context, follow_callers=True)}
+    # `batch.to(device)`, `model.train()`: not worth asking every caller what it passes
+    follow = _may_touch_gradients(module, name)
+    classes = {id(found[1]): found for found in _instance_classes(module, owner, context, follow_callers=follow)}
     if len(classes) != 1:
         return None
     owner_module, cls = next(iter(classes.values()))
     return find_method(owner_module, cls, name)
+
+
+def _may_touch_gradients(module: "ModuleModel", method: str) -> bool:
+    """A method name worth resolving: a gradient-touching function of this module goes by it,
+    or (for classes of other modules) it speaks of gradients."""
+    names = module.gradient_helper_names
+    if names is None or method in names:
+        return True
+    return module.project is not None and any(word in method for word in GRADIENT_WORDS)
 
 
 def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):

@@ -224,8 +224,11 @@ class EventWalker:
         callers pass (the module-wide prefilter cannot know those names)."""
         frame = self.frame
         if frame.ddp_parameters is None:
-            names = frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope)
-            frame.ddp_parameters = {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
+            if not self.model.roles.named(Role.DDP_MODEL) and self.model.project is None:
+                frame.ddp_parameters = set()  # no DDP model anywhere to be handed in
+            else:
+                names = frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope)
+                frame.ddp_parameters = {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
         lines = frame.module.lines[first - 1 : last]
         return any(name in line for name in frame.ddp_parameters for line in lines)
 

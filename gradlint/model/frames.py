@@ -65,7 +65,16 @@ def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
             return role_in_frame(frame.caller, argument) or _constructed_role(frame.caller.module, argument)
         outer = dotted(argument)
         return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
-    return None if rest else parameter_roles(frame.module, frame.scope).get(head)
+    if rest or head not in _parameters(frame.scope):
+        return None
+    return parameter_roles(frame.module, frame.scope).get(head)
+
+
+def _parameters(function: ast.AST) -> set[str]:
+    arguments = getattr(function, "args", None)
+    if arguments is None:
+        return set()
+    return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
 
 
 def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]:

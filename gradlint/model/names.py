@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import ast
 
+# Words without which code holds no gradient event (a prefilter before the ast is read).
+GRADIENT_WORDS = ("backward", "step", "grad", "clip", "sync", "scale", "accumulate", "allreduce")
+
 
 def dotted(expr: ast.AST) -> str | None:
     """`self.optimizer` for that attribute chain; None for anything that is not a plain chain."""
