@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
 from gradlint.fixplan import MoveStatement
@@ -90,6 +91,8 @@ class ZeroGradBeforeStep(LoopRule):
         for zero in loop.of(Kind.ZERO_GRAD):
             if zero.optimizer not in (loop.optimizer, None):
                 continue
+            if zero.inlined and isinstance(zero.node, ast.stmt):
+                continue  # `p.grad = None` in a helper may clear a few parameters on purpose (DINO)
             if accumulation is not None and accumulation.runs_every_micro_batch(zero):
                 continue  # GL202: zeroing every micro-batch of a window
             related = [e for e in loop.events if not e.exclusive_with(zero)]
