@@ -4,8 +4,8 @@
 the last len % N micro-batches of each pass never reach a step. The model answers only where the
 code shows it all: the boundary counts the loop's own `enumerate` index (so it restarts every
 epoch: a global counter lets windows straddle epochs, which is fine), the loop runs over
-something with a length (a loader or a list, maybe wrapped in tqdm), it does not `break` early,
-and no step after the loop flushes the tail.
+something with a length (a loader or a list, maybe wrapped in tqdm), it does not stop itself at
+a count of micro-batches (`if i >= n: break`), and no step after the loop flushes the tail.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if boundary.flushes_tail or counted is None or boundary.counters != frozenset({counted[0]}):
         return None
     counter, start, source = counted
-    if _breaks(node.body) or _steps_after(model, node, loop.optimizer):
+    if _breaks_on(node.body, counter) or _steps_after(model, node, loop.optimizer):
         return None
     block = model.parents.block.get(node, [])
     before = block[: block.index(node)] if node in block else []
@@ -53,7 +53,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
 def _enumerate(loop: ast.For) -> tuple[str, int, ast.expr] | None:
     """(index name, start, iterated object) of `for i, x in enumerate(obj[, start])`, when
     `obj` has a visible length (a name or attribute, possibly inside a progress bar)."""
-    call, target = loop.iter, loop.target
+    call, target = _unwrap_progress(loop.iter), loop.target
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "enumerate" and call.args):
         return None
     if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)):
@@ -61,23 +61,34 @@ def _enumerate(loop: ast.For) -> tuple[str, int, ast.expr] | None:
     starts = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "start")]
     if starts and not (isinstance(starts[0], ast.Constant) and isinstance(starts[0].value, int)):
         return None
-    source = call.args[0]
-    if isinstance(source, ast.Call) and source.args and (dotted(source.func) or "").rsplit(".", 1)[-1] in PROGRESS_WRAPPERS:
-        source = source.args[0]
+    source = _unwrap_progress(call.args[0])
     if dotted(source) is None:
         return None  # a generator, iter(...), zip(...): its length is not known
     return target.elts[0].id, starts[0].value if starts else 0, source
 
 
-def _breaks(body: list[ast.stmt]) -> bool:
-    """A `break` of this loop (not of a loop nested in it): the tail may never be read."""
-    stack = list(body)
+def _unwrap_progress(expr: ast.expr) -> ast.expr:
+    """`tqdm(x, ...)` -> `x`: a progress bar has its iterable's length."""
+    if isinstance(expr, ast.Call) and expr.args and (dotted(expr.func) or "").rsplit(".", 1)[-1] in PROGRESS_WRAPPERS:
+        return expr.args[0]
+    return expr
+
+
+def _breaks_on(body: list[ast.stmt], counter: str) -> bool:
+    """A `break` of this loop (not of a loop nested in it) under a test of the micro-batch
+    index: the loop stops itself at a count of micro-batches, and the tail may never be read.
+    A break on something else (a global step budget) leaves every other epoch's tail."""
+    stack = [(stmt, False) for stmt in body]
     while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Break):
+        node, counted = stack.pop()
+        if isinstance(node, ast.Break) and counted:
             return True
-        if not isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        tests_counter = isinstance(node, ast.If) and any(
+            isinstance(n, ast.Name) and n.id == counter for n in ast.walk(node.test)
+        )
+        stack.extend((n, counted or tests_counter) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
     return False
 
 

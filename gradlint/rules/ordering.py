@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
+from gradlint.fixplan import MoveStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
+from gradlint.model.epochs import scheduler_steps_before_training
 from gradlint.model.events import STEPS
 from gradlint.rules.base import Finding, LoopRule
-from gradlint.rules.shared import code, end_of_step_run, move
+from gradlint.rules.shared import code, contains, end_of_step_run, move
 
 
 class ClipAfterStep(LoopRule):
@@ -88,6 +91,8 @@ class ZeroGradBeforeStep(LoopRule):
         for zero in loop.of(Kind.ZERO_GRAD):
             if zero.optimizer not in (loop.optimizer, None):
                 continue
+            if zero.inlined and isinstance(zero.node, ast.stmt):
+                continue  # `p.grad = None` in a helper may clear a few parameters on purpose (DINO)
             if accumulation is not None and accumulation.runs_every_micro_batch(zero):
                 continue  # GL202: zeroing every micro-batch of a window
             related = [e for e in loop.events if not e.exclusive_with(zero)]
@@ -135,4 +140,23 @@ class SchedulerBeforeStep(LoopRule):
             anchor = end_of_step_run(model, loop, step)
             yield Finding(self.code, model.span(sched.anchor), message, self.plan(
                 f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
+            ))
+        yield from self._epoch_level(model, loop)
+
+    def _epoch_level(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        """`for epoch ...: scheduler.step()` and then the epoch's training loop."""
+        step = loop.of(*STEPS)[0]
+        for early in scheduler_steps_before_training(model, loop):
+            scheduler = model.source(early.call.func.value)
+            message = (
+                f"`{scheduler}.step()` runs at the start of every epoch, before the epoch's "
+                f"{code(model, step)} calls: each epoch trains with the learning rate meant for the "
+                "next one, and the schedule's first value is never used"
+            )
+            movable = model.parents.movable(early.stmt)
+            operation = None if contains(movable, loop.node) else MoveStatement(
+                model.position(movable), model.position(early.training), "after"
+            )
+            yield Finding(self.code, model.span(early.call), message, self.plan(
+                f"Move `{scheduler}.step()` after the epoch's training loop", operation
             ))

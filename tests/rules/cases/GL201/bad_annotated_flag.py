@@ -13,7 +13,7 @@ def train(sae: SparseAutoencoder, loader, lr: float = 3e-4, n_gradient_accumulat
         recon, latents = sae(acts)
         loss = F.mse_loss(recon, acts) + l1_coeff * latents.abs().sum(-1).mean()
         loss.backward()  # expect: GL201
-        if is_grad_step:
+        if is_grad_step:  # expect: GL205
             torch.nn.utils.clip_grad_norm_(sae.parameters(), 1.0)
             optimizer.step()
             optimizer.zero_grad()
