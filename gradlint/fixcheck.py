@@ -45,6 +45,13 @@ class _Blocks:
         line = self.lines[position.line - 1] if 0 < position.line <= len(self.lines) else ""
         return position.line, len(line[: position.column].encode("utf-8", "surrogatepass"))
 
+    def holds(self, position: Position, original: str) -> bool:
+        """Whether the source text at `position` is `original` (an expression to replace; the
+        module of a `from ... import` is one for libcst, not for ast)."""
+        wanted = "\n".join(split_lines(original))
+        held = "\n".join(self.lines[position.line - 1 : position.line + wanted.count("\n")])
+        return held[position.column :].startswith(wanted)
+
     def alone(self, position: Position) -> tuple[list[ast.stmt], int] | None:
         """(block, index) of the statement at `position` if it has its lines to itself."""
         found = self.where.get(self.start(position))
@@ -80,16 +87,7 @@ def feasible(tree: ast.Module, text: str, plan: FixPlan) -> bool:
             first, last = blocks.alone(operation.first), blocks.alone(operation.last)
             if first is None or last is None or first[0] is not last[0] or first[1] > last[1]:
                 return False
-        elif isinstance(operation, ReplaceExpression) and not _expression_at(tree, text, blocks.start(operation.expression), operation.original):
+        elif isinstance(operation, ReplaceExpression) and not blocks.holds(operation.expression, operation.original):
             return False
     sizes = {id(block): len(block) for block, _ in blocks.where.values()}
     return all(len(gone) < sizes[block] or block in filled for block, gone in removed.items())
-
-
-def _expression_at(tree: ast.Module, text: str, where: tuple[int, int], original: str) -> bool:
-    return any(
-        isinstance(node, ast.expr)
-        and (node.lineno, node.col_offset) == where
-        and ast.get_source_segment(text, node) == original
-        for node in ast.walk(tree)
-    )

@@ -35,7 +35,7 @@ ACCUM_LOOP = '''
 for i, (x, y) in enumerate(loader):
     loss = nn.functional.cross_entropy(model(x), y)
     loss.backward()
-    if (i + 1) % accum == 0:
+    if (i + 1) % accum == 0 or i + 1 == len(loader):
         optimizer.step()
         optimizer.zero_grad()
 '''
@@ -45,7 +45,7 @@ for i, (x, y) in enumerate(loader):
     optimizer.zero_grad()
     loss = nn.functional.cross_entropy(model(x), y) / accum
     loss.backward()
-    if (i + 1) % accum == 0:
+    if (i + 1) % accum == 0 or i + 1 == len(loader):
         optimizer.step()
 '''
 

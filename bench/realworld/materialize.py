@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Recreate the manifest's repositories, at their pinned commits, from local git mirrors.
 
-    python bench/realworld/materialize.py --mirrors /work/.mirror --out /tmp/rw
+    python bench/realworld/materialize.py --mirrors /work/.mirror --out /tmp/rw-NAME
 
 Fetches nothing: each repository must already be mirrored (a git directory with the pinned
 commit) under MIRRORS as `owner+name/repo`, `owner+name`, `owner/name` or `owner/name.git`.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Run gradlint on the materialized repositories and score it against the manifest.
 
-    python bench/realworld/materialize.py --mirrors /work/.mirror --out /tmp/rw
-    python bench/realworld/score.py --root /tmp/rw
+    python bench/realworld/materialize.py --mirrors /work/.mirror --out /tmp/rw-NAME
+    python bench/realworld/score.py --root /tmp/rw-NAME
 
 Prints precision and recall per code, for the five founding rules together, for every judged
 code, and for the codes this gradlint reports; then the false positives and false negatives
