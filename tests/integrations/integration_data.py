@@ -40,11 +40,11 @@ for i, (x, y) in enumerate(batches):
         optimizer.zero_grad()
 '''
 
-# GL201 and GL101 in one loop: one unsafe fix, one safe
+# GL201 and GL101 in one loop (and nothing else): one unsafe fix, one safe
 ACCUMULATION_LATE_CLIP = ACCUMULATION.replace(
     "        optimizer.step()\n",
     "        optimizer.step()\n        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
-)
+).replace("% accum_steps == 0:", "% accum_steps == 0 or i + 1 == len(batches):")  # the tail flushed: no GL205
 
 CLEAN = "import torch\n\nprint(torch.ones(2).sum())\n"
 
