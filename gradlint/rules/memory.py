@@ -26,7 +26,8 @@ class LossKeptWithGraph(Rule):
         for loop in model.loops:
             if not isinstance(loop.node, LOOPS):
                 continue
-            losses = {dotted(b.loss) for b in loop.of(Kind.BACKWARD) if b.loss is not None} - {None}
+            # the loop's own backward calls: a helper's `loss` is another variable than the loop's
+            losses = {dotted(b.loss) for b in loop.of(Kind.BACKWARD) if b.loss is not None and not b.inlined} - {None}
             for stmt, total, loss in _running_sums(loop.node, losses):
                 if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, stmt, total):
                     continue
