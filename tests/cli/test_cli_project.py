@@ -223,3 +223,43 @@ def test_cached_results_follow_the_modules_they_used(workdir, gradlint, monkeypa
     (workdir / "main.py").write_text(textwrap.dedent(MAIN_SINGLE))
     assert codes(check(gradlint, ".")) == []
     assert "engine.py" in checked and "train.py" not in checked  # engine.py used main.py's call
+
+
+FP16_UTIL = """
+def zero_grad(model_params):
+    for param in model_params:
+        if param.grad is not None:
+            param.grad.detach_()
+            param.grad.zero_()
+"""
+
+TRAIN_UTIL = """
+import torch
+
+from fp16_util import zero_grad
+
+
+class TrainLoop:
+    def __init__(self, model, data, lr):
+        self.model = model
+        self.data = data
+        self.params = list(model.parameters())
+        self.opt = torch.optim.AdamW(self.params, lr=lr)
+
+    def run_loop(self):
+        for batch, target in self.data:
+            self.forward_backward(batch, target)
+            self.opt.step()
+
+    def forward_backward(self, batch, target):
+        zero_grad(self.params)
+        loss = torch.nn.functional.mse_loss(self.model(batch), target)
+        loss.backward()
+"""
+
+
+def test_gradients_cleared_by_a_helper_imported_from_another_module_is_not_gl104(workdir, gradlint):
+    project(workdir, {"fp16_util.py": FP16_UTIL, "train_util.py": TRAIN_UTIL})
+    assert codes(check(gradlint, ".")) == []
+    (workdir / "fp16_util.py").write_text("def zero_grad(model_params):\n    pass\n")
+    assert codes(check(gradlint, "--no-cache", ".")) == [("train_util.py", "GL104")]
