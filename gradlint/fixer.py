@@ -136,7 +136,8 @@ def fix_document(
         failed.clear()  # the text changed: what failed before is tried again
         pairs = find(scratch, rules, project)
     outcome.text, outcome.fixed = scratch.text, fixed
-    outcome.remaining = [_remaining(scratch, rule, finding, policy, failed) for rule, finding in pairs]
+    tree = parse(scratch) if any(finding.fix for _, finding in pairs) else None
+    outcome.remaining = [_remaining(scratch, tree, rule, finding, policy, failed) for rule, finding in pairs]
     outcome.failures = [
         f"{_where(scratch, rule, finding)}: {finding.code} not fixed: {failed[(finding.code, finding.span)]}"
         for rule, finding in pairs
@@ -147,10 +148,15 @@ def fix_document(
     return outcome
 
 
-def _remaining(doc: Document, rule: Rule, finding: Finding, policy: FixPolicy, failed) -> Diagnostic:
-    """A finding left after fixing; it offers no fix when its fix failed or is not allowed."""
+def _remaining(doc: Document, tree, rule: Rule, finding: Finding, policy: FixPolicy, failed) -> Diagnostic:
+    """A finding left after fixing; it offers no fix when its fix failed, is not allowed, or
+    (an unsafe fix this run did not try) cannot be made."""
     diagnostic = to_diagnostic(doc, rule, finding)
+    if finding.fix is None:
+        return diagnostic
     if (finding.code, finding.span) in failed or not policy.allows(finding.code):
+        return replace(diagnostic, fix=None)
+    if not feasible(tree, doc.text, finding.fix):
         return replace(diagnostic, fix=None)
     return diagnostic
 

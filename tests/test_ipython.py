@@ -26,7 +26,7 @@ accum_steps = 4
 for i, (x, y) in enumerate(batches):
     loss = F.mse_loss(model(x), y)
     loss.backward()
-    if (i + 1) % accum_steps == 0:
+    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):
         optimizer.step()
         optimizer.zero_grad()
 steps_done = i + 1
@@ -47,7 +47,7 @@ accum_steps = 4
 for i, (x, y) in enumerate(batches):
     loss = F.mse_loss(model(x), y) / accum_steps
     loss.backward()
-    if (i + 1) % accum_steps == 0:
+    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):
         optimizer.step()
         optimizer.zero_grad()
 clean_done = True

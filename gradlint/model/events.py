@@ -37,6 +37,7 @@ class Kind(Enum):
 STEPS = (Kind.STEP, Kind.SCALER_STEP)
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
+LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 SYNC_SWITCH_WORDS = ("allreduce", "all_reduce", "sync")  # `model.disable_allreduce()` ...
 LIGHTNING_CLIPS = frozenset({"clip_gradients"})
 MAX_HELPER_DEPTH = 6  # how many calls deep the walk follows helpers
@@ -76,6 +77,7 @@ class Event:
     elsewhere: bool = False  # foreign, or in a method of another object (`loss_scaler(...)`)
     reported_at: ast.Call | None = None  # for events elsewhere: the unit-side call leading there
     loss_source: LossSource | None = None
+    threshold_scaled: bool = False  # CLIP: max_norm multiplied by the scaler's get_scale()
 
     @property
     def inlined(self) -> bool:
@@ -196,8 +198,9 @@ class EventWalker:
             if isinstance(name, ast.Call):
                 return returned_value(frame.module, name, frame.context)
             earlier = scope.before(name, line)
-            if earlier:
-                last = earlier[-1]  # `flag = ...`, `flag: bool = ...`
+            carried = _loop_carried(frame.module, stmt, scope.assignments.get(name, ()), earlier)
+            last = carried or (earlier[-1] if earlier else None)  # `flag = ...`, `flag: bool = ...`
+            if last is not None:
                 return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
             return value_outside(frame, name)
 
@@ -256,7 +259,7 @@ class EventWalker:
                 return
             if method in CLIP_FUNCTIONS or (method in LIGHTNING_CLIPS and _is_self(receiver)):
                 # `model.clip_grad_norm_(...)` (FSDP1), `utils.clip...`, Lightning's clip_gradients
-                self._add(Kind.CLIP, call, stmt)
+                self._clip(call, stmt)
                 return
             if receiver_role is Role.OPTIMIZER:
                 if method == "zero_grad":
@@ -283,7 +286,7 @@ class EventWalker:
         qualname = frame.module.imports.qualname(func) or ""
         last = qualname.rsplit(".", 1)[-1]
         if last in CLIP_FUNCTIONS:
-            self._add(Kind.CLIP, call, stmt)
+            self._clip(call, stmt)
         elif qualname.endswith("autograd.backward") and call.args:
             self._backward(call, stmt, call.args[0])
         elif "grads" in last and any(w in last for w in ("multiply", "scale", "div", "rescale")):
@@ -292,6 +295,28 @@ class EventWalker:
             self._add(Kind.FORWARD, call, stmt, target=self._name(func))
         elif not self._follow(call):
             self._forward_through(call, stmt)
+
+    def _clip(self, call: ast.Call, stmt: ast.stmt) -> None:
+        self._add(Kind.CLIP, call, stmt, threshold_scaled=self._threshold_scaled(call))
+
+    def _threshold_scaled(self, call: ast.Call) -> bool:
+        """`clip_grad_norm_(params, max_norm * scaler.get_scale())`: a threshold multiplied by
+        the loss scale clips scaled gradients at the true max_norm (followed through the
+        helper's parameters and local assignments)."""
+        keyword = next((k.value for k in call.keywords if k.arg in ("max_norm", "clip_value")), None)
+        pending = [(keyword, self.frame)] if keyword is not None else [(a, self.frame) for a in call.args]
+        for _ in range(16):
+            if not pending:
+                break
+            expr, frame = pending.pop()
+            if any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "get_scale" for n in ast.walk(expr)):
+                return True
+            for name in {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}:
+                assigned = frame.module.scope(frame.scope).assignments.get(name, ())
+                pending.extend((a.value, frame) for a in assigned if isinstance(a, ast.Assign))
+                if not assigned and name in frame.arguments and frame.caller is not None:
+                    pending.append((frame.arguments[name], frame.caller))
+        return False
 
     def _forward_through(self, call: ast.Call, stmt: ast.stmt) -> None:
         """`loss = diffusion.training_losses(ddp_model, x, t)`: a function the model cannot
@@ -330,7 +355,7 @@ class EventWalker:
         if method == "backward" and call.args:
             self._backward(call, stmt, call.args[0])
         elif method == "clip_gradients":
-            self._add(Kind.CLIP, call, stmt)
+            self._clip(call, stmt)
 
     def _backward(self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr) -> None:
         scaler = None
@@ -465,6 +490,16 @@ def _is_scale_loss(context: ast.expr | None) -> bool:
         isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute)
         and context.func.attr == "scale_loss" and bool(context.args)
     )
+
+
+def _loop_carried(module: "ModuleModel", stmt: ast.stmt, assignments, earlier) -> ast.stmt | None:
+    """`if zero_grad_next: ...` near the top of a loop body whose end sets
+    `zero_grad_next = is_update_step`: the test reads what the previous iteration left."""
+    loop = next((n for n in module.parents.chain(stmt)[1:] if isinstance(n, LOOP_TYPES)), None)
+    if loop is None or any(loop.lineno <= a.lineno <= loop.end_lineno for a in earlier):
+        return None
+    later = [a for a in assignments if stmt.end_lineno < a.lineno <= loop.end_lineno]
+    return later[0] if len(later) == 1 else None
 
 
 def _interesting_nodes(roots: list[ast.AST]) -> list[ast.AST]:

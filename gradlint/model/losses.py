@@ -65,7 +65,8 @@ class _Analysis:
                 return inner if inner is not None else False
         return None
 
-    def call(self, func: ast.expr, call: ast.Call, scope: ast.AST, depth: int) -> bool | None:
+    def call(self, func: ast.expr, call: ast.Call, scope: ast.AST, depth: int, element=None) -> bool | None:
+        """`element` = (index, count) when the result is unpacked (`loss, logs = f(...)`)."""
         qualname = self.model.imports.qualname(func) or ""
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
             return True if qualname.endswith(("div", "divide")) else None
@@ -74,9 +75,13 @@ class _Analysis:
         if helper is not None and not isinstance(helper.function, ast.Lambda):
             # a function or method of the project that computes the loss: what it returns
             inner = _Analysis(helper.module)
-            returns = helper.module.returns(helper.function)
-            verdicts = [inner.expr(r, helper.function, r.lineno + 1, depth + 1) for r in returns]
-            return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
+            returns = [(_element(r, element), r.lineno) for r in helper.module.returns(helper.function)]
+            verdicts = [inner.expr(r, helper.function, line + 1, depth + 1) if r is not None else None for r, line in returns]
+            if True in verdicts:
+                return True
+            if verdicts and all(v is False for v in verdicts):
+                return False
+            # what it returns cannot be told: read the call as if the function were unknown
         if _told_how_to_normalize(call):
             return None  # `model(**batch, num_items_in_batch=n)`: the callee divides
         if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]):
@@ -113,7 +118,23 @@ class _Analysis:
         value = stmt.value
         if isinstance(value, ast.Name) and value.id == dotted(target):
             return None
+        unpacked = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if isinstance(unpacked, ast.Tuple) and isinstance(value, ast.Call):
+            names = [dotted(e) for e in unpacked.elts]
+            if dotted(target) in names:
+                element = (names.index(dotted(target)), len(names))
+                return self.call(value.func, value, scope, depth + 1, element)
         return self.expr(value, scope, stmt.lineno, depth + 1)
+
+
+def _element(value: ast.expr, element) -> ast.expr | None:
+    """The part of a returned value an unpacking assignment takes."""
+    if element is None:
+        return value
+    index, count = element
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count:
+        return value.elts[index]
+    return None
 
 
 def _told_how_to_normalize(call: ast.Call) -> bool:

@@ -25,6 +25,8 @@ class ClipWithoutUnscale(Rule):
             if not loop.plain:
                 continue
             for clip in loop.of(Kind.CLIP):
+                if clip.threshold_scaled:
+                    continue  # the threshold is scaled too: the clip holds in true units
                 related = [e for e in loop.events if not e.exclusive_with(clip)]
                 scaled = [e for e in related if e.kind is Kind.BACKWARD and e.scaler and e.order < clip.order]
                 steps = [e for e in related if e.kind is Kind.SCALER_STEP and e.order > clip.order]

@@ -20,7 +20,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for i, (x, y) in enumerate(loader):
     loss = torch.nn.functional.mse_loss(model(x), y)
     loss.backward()
-    if (i + 1) % 4 == 0:
+    if (i + 1) % 4 == 0 or i + 1 == len(loader):
         optimizer.step()
         optimizer.zero_grad()
 """

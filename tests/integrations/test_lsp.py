@@ -244,7 +244,7 @@ async def test_notebook_cells(client: LanguageClient):
         "import torch\nimport torch.nn.functional as F\nmodel = torch.nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "%matplotlib inline\naccum_steps = 4",
         "for i, (x, y) in enumerate(batches):\n    loss = F.mse_loss(model(x), y)\n    loss.backward()\n"
-        "    if (i + 1) % accum_steps == 0:\n        optimizer.step()\n        optimizer.zero_grad()",
+        "    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):\n        optimizer.step()\n        optimizer.zero_grad()",
     ]
     notebook_uri, cell_uris = open_notebook(
         client, WORKSPACE / "train.ipynb", list(zip(["markdown", "code", "code"], sources))

@@ -199,7 +199,7 @@ async def test_notebook_cells_are_pulled(client: LanguageClient):
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n%matplotlib inline\naccum_steps = 4",
         "## Train",
         "for i, (x, y) in enumerate(batches):\n    loss = F.mse_loss(model(x), y)\n    loss.backward()\n"
-        "    if (i + 1) % accum_steps == 0:\n        optimizer.step()\n        optimizer.zero_grad()",
+        "    if (i + 1) % accum_steps == 0 or i + 1 == len(batches):\n        optimizer.step()\n        optimizer.zero_grad()",
     ]
     notebook_uri, cells = open_notebook(client, client.folder / "train.ipynb", list(zip(["code", "markdown", "code"], sources)))
     assert list((await pull(client, cells[0])).items) == []

@@ -73,3 +73,32 @@ def test_visibly_not_normalized(body):
 )
 def test_cannot_tell(body):
     assert verdict(body) is None
+
+
+def test_an_unpacked_helper_result_is_read_element_by_element():
+    source = textwrap.dedent(
+        """
+        import torch.nn.functional as F
+
+        def compute_losses(logits, labels, accum):
+            total = F.cross_entropy(logits, labels)
+            return total, {"ce": total.item()}
+
+        def compute_scaled(logits, labels, accum):
+            total = F.cross_entropy(logits, labels)
+            return total / accum, {"ce": total.item()}
+
+        def train(model, x, y, accum):
+            raw, logs = compute_losses(model(x), y, accum)
+            scaled, logs = compute_scaled(model(x), y, accum)
+            raw.backward()
+            scaled.backward()
+        """
+    )
+    model = ModuleModel(ast.parse(source), source)
+    from gradlint.model.losses import loss_normalized
+
+    train = model.functions["train"]
+    raw_line, scaled_line = train.body[-2].lineno, train.body[-1].lineno
+    assert loss_normalized(model, ast.Name("raw"), train, raw_line) is False
+    assert loss_normalized(model, ast.Name("scaled"), train, scaled_line) is True

@@ -53,7 +53,7 @@ def test_check_reports_cell_line_and_column(jupyter):
 def test_check_json_gives_the_cell(jupyter):
     result = gradlint("check", "--format", "json", "nb.ipynb", cwd=jupyter.parent)
     found = {(d["code"], d["cell"], d["line"], d["column"]) for d in json.loads(result.stdout)}
-    assert found == {("GL201", 7, 9, 9), ("GL205", 7, 10, 12), ("GL301", 7, 11, 13)}
+    assert found == {("GL306", 3, 4, 10), ("GL201", 7, 9, 9), ("GL205", 7, 10, 12), ("GL301", 7, 11, 13)}
 
 
 def test_colab_cell_magic_cell_is_checked(colab):
@@ -78,10 +78,12 @@ def test_fix_changes_only_the_fixed_source_lines(jupyter):
     after = jupyter.read_bytes()
     removed, added = changed_file_lines(before, after)
     assert removed == [
+        '    "scaler = torch.cuda.amp.GradScaler()\\n",',
         '    "        scaler.scale(loss).backward()\\n",',
         '    "        if (step + 1) % accum_steps == 0:\\n",',
     ]
     assert added == [
+        '    "scaler = torch.amp.GradScaler(\\"cuda\\")\\n",',
         '    "        scaler.scale(loss / accum_steps).backward()\\n",',
         '    "        if (step + 1) % accum_steps == 0 or step + 1 == len(loader):\\n",',
         '    "            scaler.unscale_(optimizer)\\n",',
