@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, resolve_callee
+from gradlint.model.events import STEPS
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -46,9 +47,13 @@ def clearings_around(model: "ModuleModel", loop: "TrainingLoop") -> list[Clearin
             roots.extend(model.methods(cls).values())
         found: list[Clearing] = []
         seen: set[int] = set()
-        pending = [(model, root, 0) for root in roots]
+        pending = [(model, root, cls, 0) for root in roots]
+        # a step in another object's method (`agent.finish_episode()`) is cleared there as often as not
+        for step in loop.of(*STEPS):
+            if step.elsewhere and step.module is not None and step.scope is not None:
+                pending.append((step.module, step.scope, step.module.parents.enclosing_class(step.scope), 0))
         while pending:
-            module, node, depth = pending.pop()
+            module, node, owner, depth = pending.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
@@ -57,9 +62,11 @@ def clearings_around(model: "ModuleModel", loop: "TrainingLoop") -> list[Clearin
                 if clearing is not None:
                     found.append(clearing)
                 if depth < HELPER_DEPTH and isinstance(child, ast.Call):
-                    helper = _helper(module, child, node, cls if module is model else None)
+                    helper = _helper(module, child, node, owner)
                     if helper is not None:
-                        pending.append((*helper, depth + 1))
+                        callee_module, function = helper
+                        callee_class = owner if callee_module is module else None
+                        pending.append((callee_module, function, callee_class, depth + 1))
         return found
 
     return model.memo(("clearings", id(loop.node)), compute)
