@@ -16,7 +16,8 @@ from gradlint.sources.python import PythonDocument
 from gradlint.suppression import SuppressionComments
 
 
-STEP_CALL = re.compile(r"\.step\s*\(")
+# a loop that steps or hands its optimizer to a helper (`loss_scaler(loss, optimizer)`)
+STEPS_SOMEHOW = re.compile(r"\.step\s*\(|zero_grad|optimi[sz]er|scaler")
 
 
 class InternalError(Exception):
@@ -52,7 +53,7 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
 
     active = [r for r in rules if may_fire(r)]
     loop_rules = [r for r in rules if r.trigger_pattern is Rule.trigger_pattern and r not in active]
-    if loop_rules and project is not None and STEP_CALL.search(doc.text) and project.imports_backward(doc.text):
+    if loop_rules and project is not None and STEPS_SOMEHOW.search(doc.text) and project.imports_backward(doc.text):
         active += loop_rules  # a loop that steps here may run backward() in a project helper
     readers = [r for r in active if not r.needs_model]  # GL001: judges the suppression comments
     comments = SuppressionComments(doc.text)

@@ -38,6 +38,7 @@ MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
 BACKWARD_CALL_BYTES = re.compile(rb"(?<!def )backward\s*\(")
 TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
+GRADIENT_WORDS = re.compile(r"backward|step|grad|scal|clip|sync")
 GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
 # `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
 IMPORT_LINE = re.compile(
@@ -422,25 +423,32 @@ class ProjectContext:
         return names | self._ddp_parameters(module)
 
     def _ddp_parameters(self, module: "ModuleModel") -> set[str]:
-        """Parameters that callers in other modules pass a DDP model for, in functions that call
-        backward() and call a parameter: calling it is a forward that synchronises gradients
-        (`model(images)` in `train_one_epoch(model, ...)`)."""
+        """Parameters called in a gradient-touching function that callers in other modules pass
+        a DDP model for (`model(images)` is a forward that synchronises gradients), or an
+        object of a project class that touches gradients (`loss_scaler(loss, optimizer)` of
+        timm's NativeScaler made in main.py): the lines calling them must be read."""
         if self.project is None:
             return set()
         names = set()
         for function in module.functions.values():
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-            if not any(function.lineno <= line <= function.end_lineno for line in module.backward_lines):
-                continue
             text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
-            if not any(re.search(rf"\b{re.escape(p)}\s*\(", text) for p in params):
+            called = {p for p in params if re.search(rf"\b{re.escape(p)}\s*\(", text)}
+            if not called or not GRADIENT_WORDS.search(text):
                 continue
-            for _, site in self.project.callers(self.path, function.name):
-                for key, role, _ in site.arguments:
+            for path, site in self.project.callers(self.path, function.name):
+                for key, role, producer in site.arguments:
                     param = params[key] if isinstance(key, int) and key < len(params) else key
-                    if role == Role.DDP_MODEL.value and isinstance(param, str):
+                    if param in called and (role == Role.DDP_MODEL.value or self._touching(path, producer)):
                         names.add(param)
         return names
+
+    def _touching(self, path: Path, producer: str | None) -> bool:
+        """Whether `producer` (a callee as written in module `path`) is a project function or
+        class that touches gradients."""
+        summarized = self.project.summary(path) if producer else None
+        symbol = self.project.resolve(path, summarized[1].imports, producer) if summarized else None
+        return symbol is not None and symbol.names[0] in self.project.gradient_symbols(symbol.path)
 
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
         """Calls of `function` (of the module this context belongs to) in other project
