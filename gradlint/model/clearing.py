@@ -14,6 +14,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import CallContext, resolve_callee
+from gradlint.model.events import STEPS
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -45,20 +47,26 @@ def clearings_around(model: "ModuleModel", loop: "TrainingLoop") -> list[Clearin
             roots.extend(model.methods(cls).values())
         found: list[Clearing] = []
         seen: set[int] = set()
-        pending = [(root, 0) for root in roots]
+        pending = [(model, root, cls, 0) for root in roots]
+        # a step in another object's method (`agent.finish_episode()`) is cleared there as often as not
+        for step in loop.of(*STEPS):
+            if step.elsewhere and step.module is not None and step.scope is not None:
+                pending.append((step.module, step.scope, step.module.parents.enclosing_class(step.scope), 0))
         while pending:
-            node, depth = pending.pop()
+            module, node, owner, depth = pending.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
             for child in ast.walk(node):
-                clearing = clearing_of(model, child)
+                clearing = clearing_of(module, child)
                 if clearing is not None:
                     found.append(clearing)
                 if depth < HELPER_DEPTH and isinstance(child, ast.Call):
-                    helper = _local_callee(model, child.func, cls)
+                    helper = _helper(module, child, node, owner)
                     if helper is not None:
-                        pending.append((helper, depth + 1))
+                        callee_module, function = helper
+                        callee_class = owner if callee_module is module else None
+                        pending.append((callee_module, function, callee_class, depth + 1))
         return found
 
     return model.memo(("clearings", id(loop.node)), compute)
@@ -99,6 +107,19 @@ def _is_grad(expr: ast.AST) -> bool:
             return True
         expr = expr.value
     return False
+
+
+def _helper(module: "ModuleModel", call: ast.Call, scope: ast.AST, cls: ast.ClassDef | None):
+    """(module, function) that `call` runs: a function or method of this module, or a function
+    imported from another module of the project (`from .fp16_util import zero_grad`)."""
+    local = _local_callee(module, call.func, cls)
+    if local is not None:
+        return module, local
+    name = dotted(call.func)
+    if name is None or name.partition(".")[0] not in module.imports.aliases:
+        return None
+    callee = resolve_callee(module, call, CallContext(module, scope))
+    return (callee.module, callee.function) if callee is not None else None
 
 
 def _local_callee(model: "ModuleModel", func: ast.expr, cls: ast.ClassDef | None) -> ast.AST | None:

@@ -280,7 +280,8 @@ class EventWalker:
                 self._add(Kind.SCHED_STEP, call, stmt, target=name)
                 return
             if method == "zero_grad" or (method == "zero_" and _is_grad(receiver)):
-                self._add(Kind.ZERO_GRAD, call, stmt, target=name)
+                if method == "zero_grad" or not _selective_clear(self.frame.module, stmt):
+                    self._add(Kind.ZERO_GRAD, call, stmt, target=name)
                 return
             if method in GRAD_RESCALE_METHODS and _is_grad(receiver):
                 self._add(Kind.GRAD_RESCALE, call, stmt, target=name)
@@ -386,7 +387,10 @@ class EventWalker:
                 continue
             if isinstance(stmt, ast.AugAssign):
                 self._add(Kind.GRAD_RESCALE, stmt, stmt)
-            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+            elif (
+                isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None
+                and not _selective_clear(self.frame.module, stmt)
+            ):
                 self._add(Kind.ZERO_GRAD, stmt, stmt)
 
     # -- calls into helpers ---------------------------------------------------------------------
@@ -530,6 +534,27 @@ def _is_grad(expr: ast.AST | None) -> bool:
             return True
         expr = expr.value
     return False
+
+
+def _selective_clear(module: "ModuleModel", stmt: ast.stmt) -> bool:
+    """A `p.grad = None` / `p.grad.zero_()` under a test inside its loop over parameters
+    (`if "last_layer" in name:`, `if not torch.isfinite(p.grad).all():`) clears some gradients,
+    not the step's; a test of whether the gradient exists (`if p.grad is not None:`) does not count."""
+    for node in module.parents.ancestors(stmt):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, *FUNCTION_TYPES)):
+            return False
+        if isinstance(node, ast.If) and not _tests_grad_exists(node.test):
+            return True
+    return False
+
+
+def _tests_grad_exists(test: ast.expr) -> bool:
+    """`p.grad is not None`, `p.grad`, `p.requires_grad`, or an `and` of those."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return all(_tests_grad_exists(value) for value in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot):
+        test = test.left
+    return _is_grad(test) or (isinstance(test, ast.Attribute) and test.attr == "requires_grad")
 
 
 def _leaves_block(body: list[ast.stmt]) -> bool:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 TORCH_BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph", "inputs"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
+DISCARD = "_"
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ def _uses(model: "ModuleModel") -> Iterator[BackwardResultUse]:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and _is_backward(model, stmt.value):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             name = dotted(targets[0]) if len(targets) == 1 else None
+            if name == DISCARD:
+                continue  # `_ = y.sum().backward()`: the None is thrown away, as the name says
             yield BackwardResultUse(stmt.value, name=name, uses=tuple(_later_uses(model, stmt, name)))
         elif isinstance(stmt, (ast.Expr, ast.Assign, ast.Return)) and stmt.value is not None:
             for node in ast.walk(stmt.value):

@@ -26,8 +26,7 @@ class LossKeptWithGraph(Rule):
         for loop in model.loops:
             if not isinstance(loop.node, LOOPS):
                 continue
-            # the loop's own backward calls: a helper's `loss` is another variable than the loop's
-            losses = {dotted(b.loss) for b in loop.of(Kind.BACKWARD) if b.loss is not None and not b.inlined} - {None}
+            losses = _backpropagated_here(loop)
             for stmt, total, loss in _running_sums(loop.node, losses):
                 if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, stmt, total):
                     continue
@@ -44,6 +43,19 @@ class LossKeptWithGraph(Rule):
                     (ReplaceExpression(model.position(loss), model.source(loss), f"{model.source(loss)}.{keep}"),),
                 )
                 yield Finding(self.code, model.span(stmt), message, fix)
+
+
+def _backpropagated_here(loop) -> set[str]:
+    """Names of the loop's own tensors that backward runs on: a helper's `loss.backward()` names
+    the helper's `loss` (unless the loop passed it in), not what the helper returns to the loop."""
+    names = set()
+    for backward in loop.of(Kind.BACKWARD):
+        source = backward.loss_source
+        if source is not None and source.scope is loop.scope:
+            names.add(dotted(source.expr))
+        elif source is None and backward.site is None and backward.loss is not None:
+            names.add(dotted(backward.loss))
+    return names - {None}
 
 
 def _running_sums(loop: ast.stmt, losses: set[str]):

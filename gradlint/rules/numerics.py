@@ -9,6 +9,7 @@ from typing import Iterator
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import ModuleModel
 from gradlint.model.criteria import loss_calls
+from gradlint.model.grad_mode import gradients_off
 from gradlint.model.values import Origin, iter_calls, keyword
 from gradlint.rules.base import Finding, Rule
 
@@ -24,8 +25,8 @@ class LogOfSoftmax(Rule):
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for stmt, call in iter_calls(model, ("log",)):
             operand = _log_operand(model, call)
-            if operand is None:
-                continue
+            if operand is None or gradients_off(model, stmt):
+                continue  # under no_grad there are no gradients to turn NaN
             scope = model.parents.scope_of(stmt)
             origin = model.values.origin(operand, scope, call.lineno)
             if origin is None or origin.function != "softmax":

@@ -6,6 +6,8 @@ modules do, and a cached result is dropped when a module it looked into changes.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -220,6 +222,53 @@ def test_cached_results_follow_the_modules_they_used(workdir, gradlint, monkeypa
     (workdir / "main.py").write_text(textwrap.dedent(MAIN_SINGLE))
     assert codes(check(gradlint, ".")) == []
     assert "engine.py" in checked and "train.py" not in checked  # engine.py used main.py's call
+
+
+FP16_UTIL = """
+def zero_grad(model_params):
+    for param in model_params:
+        if param.grad is not None:
+            param.grad.detach_()
+            param.grad.zero_()
+"""
+
+TRAIN_UTIL = """
+import torch
+
+from fp16_util import zero_grad
+
+
+class TrainLoop:
+    def __init__(self, model, data, lr):
+        self.model = model
+        self.data = data
+        self.params = list(model.parameters())
+        self.opt = torch.optim.AdamW(self.params, lr=lr)
+
+    def run_loop(self):
+        for batch, target in self.data:
+            self.forward_backward(batch, target)
+            self.opt.step()
+
+    def forward_backward(self, batch, target):
+        zero_grad(self.params)
+        loss = torch.nn.functional.mse_loss(self.model(batch), target)
+        loss.backward()
+"""
+
+
+def test_gradients_cleared_by_a_helper_imported_from_another_module_is_not_gl104(tmp_path):
+    def gl104(folder, fp16_util):
+        folder.mkdir()
+        project(folder, {"fp16_util.py": fp16_util, "train_util.py": TRAIN_UTIL})
+        run = subprocess.run(
+            [sys.executable, "-m", "gradlint", "check", "--no-cache", "--format", "concise", "."],
+            check=False, cwd=folder, capture_output=True, text=True, timeout=120,
+        )
+        return [line.split(":")[1] for line in run.stdout.splitlines() if " GL104 " in line]
+
+    assert gl104(tmp_path / "clears", FP16_UTIL) == []
+    assert gl104(tmp_path / "forgets", "def zero_grad(model_params):\n    pass\n") == ["17"]
 
 
 SCALER_UTIL = """
