@@ -33,6 +33,11 @@ def _slice_bytes(line: str, start: int, end: int | None) -> str:
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 BACKWARD_CALL = re.compile(r"(?<!def )backward\s*\(")  # a call, not an autograd Function's def
+# File-level triggers of the loss-function rules (DESIGN §6): a file none of them matches is not
+# parsed for those rules; what is judged is read off the ast.
+LOG_CALL = re.compile(r"\blog\(")  # torch.log(p), p.log()
+CROSS_ENTROPY_CALL = re.compile(r"cross_entropy|CrossEntropyLoss")
+BCE_CALL = re.compile(r"binary_cross_entropy|BCEWithLogitsLoss|BCELoss")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
-from gradlint.model import ModuleModel
+from gradlint.model import BCE_CALL, CROSS_ENTROPY_CALL, LOG_CALL, ModuleModel
 from gradlint.model.criteria import loss_calls
 from gradlint.model.grad_mode import gradients_off
 from gradlint.model.values import Origin, iter_calls, keyword
@@ -20,7 +19,7 @@ class LogOfSoftmax(Rule):
     name = "log-of-softmax"
     summary = "torch.log(softmax(x)): use log_softmax(x), which stays finite for large logits"
     triggers = ("softmax", "Softmax")
-    trigger_pattern = re.compile(r"\blog\(")  # torch.log(p), p.log()
+    trigger_pattern = LOG_CALL
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for stmt, call in iter_calls(model, ("log",)):
@@ -121,7 +120,7 @@ class SoftmaxBeforeCrossEntropy(_ActivationBeforeLoss):
     name = "softmax-before-cross-entropy"
     summary = "cross-entropy fed probabilities (softmax output) instead of logits"
     triggers = ("softmax", "Softmax")
-    trigger_pattern = re.compile(r"cross_entropy|CrossEntropyLoss")
+    trigger_pattern = CROSS_ENTROPY_CALL
     losses = frozenset({"cross_entropy"})
     activation = "softmax"
 
@@ -143,7 +142,7 @@ class SigmoidWithLogitsLoss(_ActivationBeforeLoss):
     name = "sigmoid-with-logits-loss"
     summary = "a with-logits BCE loss fed sigmoid(x), or BCELoss(sigmoid(x)) instead of BCEWithLogitsLoss(x)"
     triggers = ("sigmoid", "Sigmoid")
-    trigger_pattern = re.compile(r"binary_cross_entropy|BCEWithLogitsLoss|BCELoss")
+    trigger_pattern = BCE_CALL
     losses = frozenset({"bce_with_logits", "bce"})
     activation = "sigmoid"
 
