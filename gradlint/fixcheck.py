@@ -12,6 +12,7 @@ that both answers agree.
 from __future__ import annotations
 
 import ast
+import functools
 
 from gradlint.fixplan import FixPlan, InsertStatement, MoveStatement, Position, ReplaceExpression, WrapStatements
 from gradlint.sources.document import split_lines
@@ -66,9 +67,15 @@ class _Blocks:
         return found
 
 
+@functools.lru_cache(maxsize=1)
+def _blocks(tree: ast.Module, text: str) -> _Blocks:
+    """One index per module, however many of its findings are asked about."""
+    return _Blocks(tree, text)
+
+
 def feasible(tree: ast.Module, text: str, plan: FixPlan) -> bool:
     """Whether `plan` can be carried out on the module `text` (parsed as `tree`)."""
-    blocks = _Blocks(tree, text)
+    blocks = _blocks(tree, text)
     removed: dict[int, set[int]] = {}
     filled: set[int] = set()
     for operation in plan.operations:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import warnings
 from typing import Sequence
@@ -26,9 +27,7 @@ class InternalError(Exception):
 
 def parse(doc: Document) -> ast.Module:
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(doc.text, filename=doc.path)
+        return _parsed(doc.text, doc.path)
     except SyntaxError as error:
         line, column = error.lineno or 1, (error.offset or 1) - 1
         cell, span = doc.locate(Span(line, column, line, column))
@@ -36,6 +35,15 @@ def parse(doc: Document) -> ast.Module:
         raise SourceError(f"syntax error at {where}, column {span.column + 1}: {error.msg}") from None
     except (RecursionError, MemoryError, ValueError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}") from None
+
+
+@functools.lru_cache(maxsize=2)
+def _parsed(text: str, path: str) -> ast.Module:
+    """The last trees parsed (read-only to every caller): a file whose findings have fixes is
+    asked again, from the same text, whether they can be made (fixcheck)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename=path)
 
 
 def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = None) -> list[tuple[Rule, Finding]]:
