@@ -57,8 +57,7 @@ def clearings_around(model: "ModuleModel", loop: "TrainingLoop") -> list[Clearin
             if id(node) in seen:
                 continue
             seen.add(id(node))
-            for child in ast.walk(node):
-                clearing = clearing_of(module, child)
+            for child, clearing in _clearing_nodes(module, node):
                 if clearing is not None:
                     found.append(clearing)
                 if depth < HELPER_DEPTH and isinstance(child, ast.Call):
@@ -70,6 +69,19 @@ def clearings_around(model: "ModuleModel", loop: "TrainingLoop") -> list[Clearin
         return found
 
     return model.memo(("clearings", id(loop.node)), compute)
+
+
+def _clearing_nodes(module: "ModuleModel", node: ast.AST) -> list[tuple[ast.AST, Clearing | None]]:
+    """The calls and clearings under `node`, each with the clearing it is, in walk order; read
+    once per function however many loops look around it (a trainer class's every method)."""
+
+    def compute():
+        return [
+            (child, clearing) for child in ast.walk(node)
+            if (clearing := clearing_of(module, child)) is not None or isinstance(child, ast.Call)
+        ]
+
+    return module.memo(("clearing nodes", id(node)), compute)
 
 
 def clears_for(clearings: list[Clearing], optimizer: str, stepping: set[str]) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
@@ -117,6 +117,39 @@ class _State:
     context_names: dict[str, ast.expr] = field(default_factory=dict)  # `with x() as name`
 
 
+@dataclass(frozen=True)
+class _Entry:
+    """The walk's state on entering a loop's body: the first event's index and the depths of
+    the guards, loops and contexts around the loop."""
+
+    start: int
+    guards: int
+    loops: int
+    contexts: int
+
+    def trim(self, event: Event) -> Event:
+        """The event as a walk of the loop's body alone lists it."""
+        return replace(
+            event, order=event.order - self.start, guards=event.guards[self.guards :],
+            loops=event.loops[self.loops :], contexts=event.contexts[self.contexts :],
+        )
+
+
+def unit_events(model: "ModuleModel", unit: ast.AST) -> list[Event]:
+    """The events of a loop's (or function's) body, walked once per module: the loops inside
+    a walked unit get theirs from its walk (an epoch loop, its batch loop and the function
+    around them are one walk, helpers followed once)."""
+
+    def compute() -> list[Event]:
+        walker = EventWalker(model, unit)
+        events = walker.walk(unit.body)
+        for loop, nested in walker.nested_units():
+            model.memo(("events", id(loop)), lambda: nested)
+        return events
+
+    return model.memo(("events", id(unit)), compute)
+
+
 class EventWalker:
     """Walks the body of one loop (or function) and lists its events.
 
@@ -132,10 +165,17 @@ class EventWalker:
         self.events: list[Event] = []
         self.state = _State()
         self.frame = Frame(model, unit_scope, class_of_scope(model, unit_scope))
+        self.nested: list[tuple[ast.stmt, _Entry, int]] = []  # loops of the unit's own code
 
     def walk(self, body: list[ast.stmt]) -> list[Event]:
         self._block(body)
         return self.events
+
+    def nested_units(self):
+        """(loop, its events) for each loop of the unit's own code: what walking the loop's
+        body alone would list, cut out of this walk (DESIGN §6: each statement walked once)."""
+        for loop, entry, end in self.nested:
+            yield loop, [entry.trim(e) for e in self.events[entry.start : end]]
 
     # -- statements ---------------------------------------------------------------------------
 
@@ -159,7 +199,10 @@ class EventWalker:
             case ast.For() | ast.AsyncFor() | ast.While():
                 self._scan(stmt, [stmt.test] if isinstance(stmt, ast.While) else [stmt.iter])
                 self.state.loops.append(stmt)
+                entry = self._entry()
                 self._block(stmt.body)
+                if entry is not None:
+                    self.nested.append((stmt, entry, len(self.events)))
                 self.state.loops.pop()
                 self._block(stmt.orelse)
             case ast.With() | ast.AsyncWith():
@@ -183,6 +226,15 @@ class EventWalker:
             case _:
                 self._scan(stmt, [stmt])
                 self._assignment_events(stmt)
+
+    def _entry(self) -> "_Entry | None":
+        """Where a loop of the unit's own code starts in this walk. Not for loops of helpers
+        (another frame), nor under a `with ... as name` (a walk of the loop alone would not
+        know the name)."""
+        state = self.state
+        if self.frame.caller is not None or state.context_names:
+            return None
+        return _Entry(len(self.events), len(state.guards), len(state.loops), len(state.contexts))
 
     def _branch(self, guard: Guard, body: list[ast.stmt]) -> None:
         self.state.guards.append(guard)

@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import callers
-from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, EventWalker, Kind
+from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, Kind, unit_events
 from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted
 
@@ -172,7 +172,7 @@ class TrainingLoop:
                 (n for n in module.parents.chain(context.statement)[1:] if isinstance(n, LOOPS)), context.scope
             ) if context.statement is not None else context.scope
             if isinstance(around, LOOPS + FUNCTIONS):
-                views.append(TrainingLoop(module, around, EventWalker(module, around).walk(around.body)))
+                views.append(TrainingLoop(module, around, unit_events(module, around)))
         return views
 
     def provided_by_callers(self, *kinds: Kind) -> bool:
@@ -357,7 +357,7 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
     """The innermost loops that train, and step functions that train outside any loop."""
     units = []
     for node in _candidates(model):
-        events = EventWalker(model, node).walk(node.body)
+        events = unit_events(model, node)
         if _trains(events) and not _inner_loop_trains(events):
             units.append(TrainingLoop(model, node, events))
     # A step function that a training unit of the module calls is judged there, with its

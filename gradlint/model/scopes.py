@@ -136,13 +136,14 @@ class Scope:
 
 
 def _walk_scope(node: ast.AST):
-    """ast.walk that does not enter nested functions, lambdas or classes."""
-    stack = list(ast.iter_child_nodes(node))
+    """The statements of a scope's own code, not entering nested functions or classes.
+    Assignments are statements: expressions (lambdas, comprehensions) are never walked."""
+    stack = [stmt for block in _blocks(node) for stmt in block]
     while stack:
-        child = stack.pop()
-        yield child
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(child))
+        stmt = stack.pop()
+        yield stmt
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(child for block in _blocks(stmt) for child in block)
 
 
 def _target_names(target: ast.expr):
