@@ -223,7 +223,8 @@ def _imported(module: "ModuleModel", func: ast.expr) -> Callee | None:
     name = dotted(func)
     if name is None or name.partition(".")[0] not in module.imports.aliases:
         return None  # not a name the module imported
-    return project.function(module, module.imports.qualname(func))
+    # the same call is resolved by every walk that reaches it
+    return module.memo(("imported", id(func)), lambda: project.function(module, module.imports.qualname(func)))
 
 
 def _is_super_call(expr: ast.expr) -> bool:
