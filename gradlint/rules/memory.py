@@ -33,10 +33,17 @@ class LossKeptWithGraph(Rule):
                 seen.add(id(stmt))
                 name = dotted(loss)
                 keep = "detach()" if _used_as_tensor(model, total) else "item()"
+                reset = _later_reset(loop.node, stmt, total)
+                held = (
+                    f"keeps every iteration's graph (and the activations it saved) alive until it is "
+                    f"reset at line {reset.lineno}: memory grows with each step of that window"
+                    if reset is not None else
+                    f"keeps every iteration's graph (and the activations it saved) alive, and memory "
+                    f"grows with each step"
+                )
                 message = (
                     f"`{model.source(stmt)}` adds the loss tensor with its autograd graph: `{total}` "
-                    f"keeps every iteration's graph (and the activations it saved) alive, and memory "
-                    f"grows with each step; accumulate `{name}.{keep}`"
+                    f"{held}; accumulate `{name}.{keep}`"
                 )
                 fix = FixPlan(
                     f"Accumulate `{name}.{keep}`",
@@ -108,6 +115,20 @@ def _reset_each_iteration(model: ModuleModel, stmt: ast.stmt, total: str) -> boo
     block = model.parents.block.get(stmt, [])
     before = block[: block.index(stmt)] if stmt in block else []
     return any(isinstance(s, ast.Assign) and any(dotted(t) == total for t in s.targets) for s in before)
+
+
+def _later_reset(loop: ast.stmt, stmt: ast.stmt, total: str) -> ast.Assign | None:
+    """`total = 0.0` after the sum inside the loop (a logging or accumulation window): the graphs
+    live until that reset, not for the whole run."""
+    return next(
+        (
+            node for node in ast.walk(loop)
+            if isinstance(node, ast.Assign) and node.lineno > stmt.lineno
+            and any(dotted(t) == total for t in node.targets)
+            and not any(dotted(n) == total for n in ast.walk(node.value))
+        ),
+        None,
+    )
 
 
 def _used_as_tensor(model: ModuleModel, total: str) -> bool:
