@@ -104,12 +104,21 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
             # micro_step + 1 == N
             if _is_plus_one(side) and _counters(side.left) and _is_factor(other):
                 return polarity, _make(other, side)
-        # micro_step == N (a counter reset at the boundary)
+        # micro_step == N (a counter reset at the boundary); `args.accum == micro_step` too:
+        # a setting is read off an object, the counter is the shallower name
         if isinstance(left, (ast.Name, ast.Attribute)) and isinstance(right, (ast.Name, ast.Attribute, ast.Constant)):
+            if _depth(right) < _depth(left):
+                return polarity, _make(left, right)
             return polarity, _make(right, left)
     if isinstance(op, (ast.GtE, ast.Gt)) and _counters(left):
         return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
     return True, None
+
+
+def _depth(expr: ast.expr) -> int:
+    """How many dotted parts a name has (`args.accum`: 2); a literal counts as the deepest."""
+    name = dotted(expr)
+    return name.count(".") + 1 if name else 1_000
 
 
 def _make(factor: ast.expr, counter_expr: ast.expr) -> Boundary | None:

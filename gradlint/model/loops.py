@@ -66,6 +66,15 @@ class Accumulation:
             factor = f"({factor})"
         return f"{target.id} == {factor} - 1"
 
+    def counts_samples(self, model: "ModuleModel", scope: ast.AST) -> bool:
+        """The counter advances by something other than 1 (`seen += x.shape[0]`): the factor
+        counts samples, not micro-batches, and is no divisor for the loss."""
+        counters = self.guard.boundary.counters if self.guard is not None else frozenset()
+        return any(
+            isinstance(stmt, ast.AugAssign) and not _is_one(stmt.value)
+            for name in counters for stmt in model.scope(scope).assignments.get(name, ())
+        )
+
     def runs_every_micro_batch(self, event: Event) -> bool:
         """The event runs on every micro-batch, not once per window: outside every boundary
         test (flat shape), or inside the micro-batch loop (nested shape); and on the

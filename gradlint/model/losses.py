@@ -12,10 +12,13 @@ from gradlint.model.names import dotted
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
-MAX_DEPTH = 4
+MAX_DEPTH = 8
 NORMALIZING_METHODS = frozenset({"div", "div_", "true_divide", "divide", "mul", "mul_", "multiply"})
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
 RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|module|forward|^F$", re.IGNORECASE)
+# A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`):
+# it sets the term's share, it does not divide by the window.
+LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma"})
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
 OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
 
@@ -40,8 +43,13 @@ class _Analysis:
                 factor, value = (left, right) if _is_int_literal(left) else (right, left)
                 if _is_int_literal(factor):
                     return False if factor.value >= 1 and self.expr(value, scope, line, depth + 1) is False else None
+                if _is_loss_weight(left) or _is_loss_weight(right):
+                    weighed = right if _is_loss_weight(left) else left
+                    return self.expr(weighed, scope, line, depth + 1)  # the weight does not divide
                 return True
             case ast.BinOp(op=ast.Add() | ast.Sub(), left=left, right=right):
+                if self.running_sum(left, scope, line):  # `loss = loss + term` from `loss = 0`
+                    return self.expr(right, scope, line, depth + 1)
                 return _all(self.expr(left, scope, line, depth + 1), self.expr(right, scope, line, depth + 1))
             case ast.UnaryOp(operand=operand):
                 return self.expr(operand, scope, line, depth + 1)
@@ -88,6 +96,12 @@ class _Analysis:
             return False  # the raw value of a loss function, a criterion, a model's forward
         return None  # some other function: it may well divide inside
 
+    def running_sum(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
+        """A name whose only earlier value is the `None` or `0` a sum starts from."""
+        name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+        earlier = self.model.scope(scope).before(name, line) if name else []
+        return bool(earlier) and all(_starts_a_sum(stmt) for stmt in earlier)
+
     def name(self, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
         name = dotted(expr)
         if name is None:
@@ -101,7 +115,10 @@ class _Analysis:
                 told = any(isinstance(v, ast.Call) and _told_how_to_normalize(v) for v in producers)
                 return None if told else False
             return None
-        verdicts = [self.assignment(stmt, expr, scope, depth) for stmt in assignments]
+        # `loss = None` / `loss = 0` start a sum the loop adds terms to: no value of their own
+        verdicts = [self.assignment(stmt, expr, scope, depth) for stmt in assignments if not _starts_a_sum(stmt)]
+        if not verdicts:
+            return None
         if True in verdicts:
             return True
         return False if all(v is False for v in verdicts) else None
@@ -114,7 +131,7 @@ class _Analysis:
                 return True
             return False if isinstance(stmt.op, (ast.Add, ast.Sub)) else None
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
-            return None
+            return self.terms(stmt, target, scope, depth)
         value = stmt.value
         if isinstance(value, ast.Name) and value.id == dotted(target):
             return None
@@ -125,6 +142,31 @@ class _Analysis:
                 element = (names.index(dotted(target)), len(names))
                 return self.call(value.func, value, scope, depth + 1, element)
         return self.expr(value, scope, stmt.lineno, depth + 1)
+
+
+    def terms(self, loop: ast.For | ast.AsyncFor, target: ast.expr, scope: ast.AST, depth: int) -> bool | None:
+        """`for term in [ce_loss, kl_loss]:` -- the loop variable is each listed term in turn."""
+        if not (isinstance(loop.iter, (ast.List, ast.Tuple)) and loop.iter.elts and dotted(loop.target) == dotted(target)):
+            return None
+        verdicts = [self.expr(term, scope, loop.lineno, depth + 1) for term in loop.iter.elts]
+        if True in verdicts:
+            return True
+        return False if all(v is False for v in verdicts) else None
+
+
+def _starts_a_sum(stmt: ast.stmt) -> bool:
+    value = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    return isinstance(value, ast.Constant) and (value.value is None or (type(value.value) in (int, float) and value.value == 0))
+
+
+def _is_loss_weight(expr: ast.expr) -> bool:
+    """`args.kl_weight`, `self.hparams.ins_loss_ratio`, `lambda_gp`: a named term weight (not
+    an accumulation or normalizing quantity)."""
+    name = dotted(expr)
+    if name is None:
+        return False
+    last = name.rsplit(".", 1)[-1].lower()
+    return bool(set(last.split("_")) & LOSS_WEIGHT_WORDS) and not any(word in last for word in NORMALIZER_WORDS)
 
 
 def _element(value: ast.expr, element) -> ast.expr | None:

@@ -39,7 +39,7 @@ class AccumulationWithoutLossScaling(Rule):
 
     @staticmethod
     def _fix(model, loop, backward, factor) -> FixPlan | None:
-        if backward.inlined or backward.scope is not loop.scope:
+        if backward.inlined or backward.scope is not loop.scope or loop.accumulation.counts_samples(model, loop.scope):
             return None
         loss = backward.loss
         text = model.source(loss)

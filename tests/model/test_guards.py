@@ -22,6 +22,8 @@ def guard_of(test: str, holds: bool = True, names: dict[str, str] | None = None)
         ("micro_step == grad_accum - 1", "grad_accum"),
         ("micro_step + 1 == grad_accum", "grad_accum"),
         ("n_micro == accum", "accum"),
+        ("self.hparams.virtual_batch_size == seen", "self.hparams.virtual_batch_size"),
+        ("args.accum == n_micro", "args.accum"),
         ("i % 4 == 3", "4"),
         ("not (i + 1) % accum", "accum"),
         ("(i + 1) % accum == 0 and epoch > 0", "accum"),

@@ -38,6 +38,8 @@ def verdict(body: str):
         "loss_sum = crit(model(x), y)\nloss = loss_sum / num_tokens\nloss.backward()\n",
         "loss = local_loss(model(x), y, accum)\nloss.backward()\n",
         "loss = crit(model(x), y).div(accum)\nloss.backward()\n",
+        "ce = crit(model(x), y)\nloss = args.ce_weight * (ce / accum)\nloss.backward()\n",
+        "ce = crit(model(x), y) / accum\nkl = crit(model(x), y) / accum\nloss = 0\nfor t in (ce, kl):\n    loss = loss + t\nloss.backward()\n",
         "losses = crit(model(x), y)\nscale = 1.0 / accum\nloss = (losses * scale).mean()\nloss.backward()\n",
     ],
 )
@@ -54,6 +56,12 @@ def test_normalized(body):
         "loss = crit(model(x), y)\nloss = loss.mean()\nloss.backward()\n",
         "loss = crit(model(x), y)\nscaler.scale(loss).backward()\n",
         "lm = crit(model(x), y)\nloss = lm + 0.1 * aux\nloss.backward()\n",
+        # a named task weight sets a term's share; it does not divide by the window
+        "ce = crit(model(x), y)\nloss = args.ce_weight * ce.mean()\nloss.backward()\n",
+        "ce = crit(model(x), y)\nloss = ce * self.hparams.ce_loss_ratio\nloss.backward()\n",
+        # terms summed by a loop over the listed terms, from a `None` or `0` start
+        "ce = crit(model(x), y)\nkl = crit(model(x), y)\nloss = None\nfor t in [ce, kl]:\n    loss = t if loss is None else loss + t\nloss.backward()\n",
+        "ce = crit(model(x), y)\nloss = 0\nloss += ce\nloss.backward()\n",
         # importance weights averaged over the micro-batch do not divide by the window
         "t, weights = sampler.sample(len(x))\nlosses = crit(model(x, t), y)\nloss = (losses * weights).mean()\nloss.backward()\n",
     ],
@@ -67,6 +75,7 @@ def test_visibly_not_normalized(body):
     [
         "helper(batch).backward()\n",  # a parameter: cannot tell
         "loss = sum(losses)\nloss.backward()\n",
+        "loss = None\nfor t in losses:\n    loss = t if loss is None else loss + t\nloss.backward()\n",
         "outputs = model(**batch, num_items_in_batch=n)\nloss = outputs.loss\nloss.backward()\n",
         "loss = compute(model(x), y, accum_steps=accum)\nloss.backward()\n",
     ],
