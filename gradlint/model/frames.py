@@ -101,7 +101,8 @@ def value_outside(frame: Frame, name: str) -> ast.expr | None:
     the unit passes."""
     head, _, rest = name.partition(".")
     if not rest and head in frame.arguments:
-        return frame.arguments[head]
+        argument = frame.arguments[head]
+        return _in_caller(frame, argument) or argument
     if head == "self" and rest and "." not in rest and frame.cls is not None:
         values = [v for v in frame.module.class_attributes(frame.cls).get(rest, ()) if not isinstance(v, ast.Constant)]
         return values[0] if len(values) == 1 else None
@@ -114,6 +115,20 @@ def value_outside(frame: Frame, name: str) -> ast.expr | None:
         }
         return next(iter(passed.values())) if len(passed) == 1 else None
     return None
+
+
+def _in_caller(frame: Frame, argument: ast.expr) -> ast.expr | None:
+    """The value of a name the caller passed (`apply = i % k == 0; self.train_batch(x, apply)`),
+    read in the caller's own code before the call: a name of the caller means nothing here."""
+    name = dotted(argument) if isinstance(argument, (ast.Name, ast.Attribute)) else None
+    caller, call = frame.caller, frame.call
+    if name is None or caller is None or call is None or name == "self":
+        return None
+    earlier = caller.module.scope(caller.scope).before(name, call.lineno)
+    if earlier:
+        last = earlier[-1]
+        return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
+    return value_outside(caller, name)
 
 
 def _constructed_role(module: "ModuleModel", expr: ast.expr) -> Role | None:

@@ -60,6 +60,11 @@ class SchedulerPerMicroBatch(LoopRule):
                 continue
             if sched.target in prepared_names(model):
                 continue  # Accelerate's scheduler wrapper steps only when the optimizer did
+            if step.inlined and not sched.inlined and _told_when(step):
+                # `self.train_batch(x, apply_gradients)`: the caller counts its schedule in calls
+                # of a helper that it tells when to apply; whether that is wrong depends on how
+                # the schedule was built, which this loop does not show
+                continue
             message = (
                 f"`{sched.target}.step()` runs on every micro-batch while {code(model, step)} waits "
                 f"for `{factor}` of them: the learning rate advances `{factor}` times per update, so "
@@ -69,6 +74,14 @@ class SchedulerPerMicroBatch(LoopRule):
             yield Finding(self.code, model.span(sched.anchor), message, self.plan(
                 f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
             ))
+
+
+def _told_when(step) -> bool:
+    """The step's boundary is a flag the helper was handed by its caller."""
+    guard, function = step.boundary_guard, step.scope
+    if guard is None or not isinstance(guard.test, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return guard.test.id in {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
 
 
 class DroppedTailMicroBatches(LoopRule):

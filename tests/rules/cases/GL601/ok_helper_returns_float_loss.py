@@ -11,8 +11,8 @@ class Trainer:
     def train_batch(self, images, targets, apply_gradients):
         outputs = self.model(images)
         loss = self.criterion(outputs, targets)
-        loss.backward()
-        if apply_gradients:
+        loss.backward()  # expect: GL201
+        if apply_gradients:  # expect: GL205
             self.optimizer.step()
             self.optimizer.zero_grad()
         return float(loss.item())
