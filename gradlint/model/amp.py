@@ -17,9 +17,10 @@ MAX_DEPTH = 4
 
 
 def scaler_enabled(model: "ModuleModel", name: str | None) -> bool | None:
-    """True when every GradScaler assigned to `name` here is enabled (no `enabled=`, or one that
-    is visibly true); False when visibly disabled; None when it cannot tell (`enabled=args.amp`,
-    or a scaler handed in from elsewhere)."""
+    """True when every GradScaler assigned to `name` here is enabled: no `enabled=`, one that is
+    visibly true, or one given by a setting (`enabled=args.amp`: like `GradScaler() if args.amp
+    else None`, it scales exactly when AMP is on, which is when the rules' bugs bite); False when
+    visibly disabled; None when it cannot tell (`**kwargs`, or a scaler handed in from elsewhere)."""
     constructors = model.roles.constructors.get(name or "", [])
     if not constructors:
         return None
@@ -35,13 +36,14 @@ def _enabled(model: "ModuleModel", call: ast.Call) -> bool | None:
         value = call.args[position]
     if value is None:
         return None if any(k.arg is None for k in call.keywords) else True  # **kwargs: unknown
-    return _constant_truth(model, value)
+    if isinstance(value, ast.Constant):
+        return bool(value.value)
+    known = _constant_truth(model, value)
+    return True if known is None else known  # a setting: enabled when AMP is on
 
 
 def _constant_truth(model: "ModuleModel", value: ast.expr) -> bool | None:
-    """`True`, or a module-level name every assignment of which is the same bool literal."""
-    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
-        return value.value
+    """The bool literal every module-level assignment of the name `value` gives, if one."""
     assigned = model.scope(model.tree).assignments.get(dotted(value) or "", ())
     values = {
         s.value.value if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) else None

@@ -84,7 +84,7 @@ def test_loss_calls_by_function_and_by_module_object():
     }
 
 
-def test_scaler_enabled_only_when_visibly_so():
+def test_scaler_enabled_unless_visibly_disabled():
     model = model_of(
         """
         import torch
@@ -96,10 +96,11 @@ def test_scaler_enabled_only_when_visibly_so():
         d = GradScaler(enabled=USE_AMP)
         e = torch.amp.GradScaler("cuda", **scaler_kwargs)
         f = torch.amp.GradScaler("cuda") if args.fp16 else None
+        h = torch.cuda.amp.GradScaler(enabled=0)
         """
     )
-    verdicts = {name: scaler_enabled(model, name) for name in "abcdefg"}
-    assert verdicts == {"a": True, "b": False, "c": None, "d": True, "e": None, "f": True, "g": None}
+    verdicts = {name: scaler_enabled(model, name) for name in "abcdefgh"}
+    assert verdicts == {"a": True, "b": False, "c": True, "d": True, "e": None, "f": True, "g": None, "h": False}
 
 
 def test_scaled_backwards_and_exclusive_branches():
