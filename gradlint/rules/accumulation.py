@@ -30,11 +30,18 @@ class AccumulationWithoutLossScaling(Rule):
                 rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
                 if rescaled or backward.loss_normalized() is not False:
                     continue
-                message = (
-                    f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
-                    f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
-                    f"of the window's gradients, `{factor}` times the gradient of the mean loss"
-                )
+                if accumulation.counts_samples(model, loop.scope):
+                    message = (
+                        f"{code(model, backward)} accumulates gradients until `{factor}` samples are "
+                        f"seen, but the loss is not divided by the window's number of micro-batches: "
+                        f"{code(model, step)} applies the sum of their gradients, not their mean"
+                    )
+                else:
+                    message = (
+                        f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
+                        f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
+                        f"of the window's gradients, `{factor}` times the gradient of the mean loss"
+                    )
                 yield Finding(self.code, model.span(_where(backward, model)), message, self._fix(model, loop, backward, factor))
 
     @staticmethod
