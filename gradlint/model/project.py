@@ -67,6 +67,16 @@ def find_root(path: Path) -> Path | None:
     return None
 
 
+_ROOTS: dict[Path, Path | None] = {}  # a checked file's folder -> its root, for one run
+
+
+def _root_of_folder(folder: Path) -> Path | None:
+    """find_root once per folder: a run checks many files of each folder."""
+    if folder not in _ROOTS:
+        _ROOTS[folder] = find_root(folder)
+    return _ROOTS[folder]
+
+
 @dataclass(frozen=True)
 class Symbol:
     """A function or class of a project module, found by resolving a name."""
@@ -93,6 +103,14 @@ class Project:
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
         self._text_tests: dict[Path, tuple[bool, frozenset[str]]] = {}
+        self._real: dict[Path, Path] = {}
+
+    def _resolved(self, path: Path) -> Path:
+        """path.resolve() once per path: it stats every folder above the file."""
+        real = self._real.get(path)
+        if real is None:
+            real = self._real[path] = path.resolve()
+        return real
 
     # -- modules ------------------------------------------------------------------------------
 
@@ -148,7 +166,7 @@ class Project:
     def summary(self, path: Path) -> tuple[str, ModuleSummary] | None:
         """(content hash, summary) of a project module; None when it cannot be read or parsed,
         or when the project's budget of summaries is spent."""
-        path = path.resolve()
+        path = self._resolved(path)
         if path not in self._summaries:
             data = self._read(path) if len(self._summaries) < MAX_MODULES else None
             self._summaries[path] = self._summarize(path) if data is not None else None
@@ -170,7 +188,7 @@ class Project:
     def model(self, path: Path) -> "ModuleModel | None":
         """The live model of a project module, parsed once per process, with its own view of
         the project (so calls are followed from it too); None past the budget or on bad input."""
-        path = path.resolve()
+        path = self._resolved(path)
         if path not in self._models:
             data = self._read(path) if len(self._models) < MAX_MODULES else None
             model = _parse(path, data) if data is not None else None
@@ -189,7 +207,7 @@ class Project:
         return self._words(path)[1]
 
     def _words(self, path: Path) -> tuple[bool, frozenset[str]]:
-        path = path.resolve()
+        path = self._resolved(path)
         if path not in self._text_tests:
             data = self._read(path)
             if data is None:
@@ -224,7 +242,7 @@ class Project:
         module = summarized[1]
         symbol = module.symbol(inner)
         if symbol is not None:
-            return Symbol(path.resolve(), tuple(inner), symbol)
+            return Symbol(self._resolved(path), tuple(inner), symbol)
         if inner[0] in module.imports:  # re-exported: `from .engine import train_one_epoch`
             return self.resolve(path, module.imports, ".".join(inner), depth + 1)
         return None
@@ -254,7 +272,7 @@ class Project:
         """Call sites in other project modules of function `name` of module `path` (`Class.method`
         for a method). Only modules whose import lines name `path`'s module and whose text names
         the function are parsed, at most MAX_CALLER_FILES of them."""
-        key = (path.resolve(), name)
+        key = (self._resolved(path), name)
         if key not in self._callers:
             self._callers[key] = self._find_callers(*key)
         return self._callers[key]
@@ -299,7 +317,7 @@ class Project:
 
     def stamp(self, path: Path) -> list | None:
         """[mtime_ns, size, content hash] of a module as it was read for its summary."""
-        return self._stamps.get(path.resolve())
+        return self._stamps.get(self._resolved(path))
 
 
 def _read_regular(path: Path) -> tuple[bytes, os.stat_result] | None:
@@ -540,7 +558,7 @@ def project_for(path: str, store: SummaryStore | None = None) -> Project | None:
     if not file.is_file():
         return None
     file = file.resolve()
-    root = find_root(file)
+    root = _root_of_folder(file.parent)
     key = (root or file.parent, root is None)
     if key not in _PROJECTS:
         _PROJECTS[key] = Project(key[0], flat=key[1], store=store)
@@ -550,6 +568,7 @@ def project_for(path: str, store: SummaryStore | None = None) -> Project | None:
 def forget_projects() -> None:
     """Start a run afresh: files may have changed since the last run of this process."""
     _PROJECTS.clear()
+    _ROOTS.clear()
 
 
 def project_context(path: str, cache_dir: str | None = None) -> ProjectContext | None:
