@@ -21,25 +21,31 @@ BODIES = ("body", "orelse", "finalbody")
 
 
 class _Blocks:
-    """Each statement of the module by its start, with the block (list of statements) it is in."""
+    """Finds the block (list of statements) a statement is in by descending from the module
+    along the statements that enclose its position: a few dozen nodes per question, where
+    indexing every block of the module cost more than the rest of checking it."""
 
     def __init__(self, tree: ast.Module, text: str):
+        self.tree = tree
         self.lines = split_lines(text)
-        self.where: dict[tuple[int, int], tuple[list[ast.stmt], int]] = {}
-        self.suites: set[int] = set()  # ids of blocks written on their header's line
-        self._index(tree.body)
-        for node in ast.walk(tree):
-            blocks = [getattr(node, name, None) for name in BODIES]
-            blocks += [case.body for case in getattr(node, "cases", ())]
-            for block in blocks:
-                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                    self._index(block)
-                    if block[0].lineno == getattr(node, "lineno", 0) and block is node.body:
-                        self.suites.add(id(block))
 
-    def _index(self, block: list[ast.stmt]) -> None:
-        for index, statement in enumerate(block):
-            self.where.setdefault((statement.lineno, statement.col_offset), (block, index))
+    def _enclosing(self, start: tuple[int, int]) -> tuple[list[ast.stmt], int, bool] | None:
+        """(block, index, written on its header's line) of the statement starting at `start`."""
+        block, on_header = self.tree.body, False
+        while True:
+            inner = None
+            for index, statement in enumerate(block):
+                begin = (statement.lineno, statement.col_offset)
+                if begin == start:
+                    return block, index, on_header
+                if begin < start <= (statement.end_lineno, statement.end_col_offset):
+                    inner = statement
+            if inner is None:
+                return None
+            found = _sub_block(inner, start)
+            if found is None:
+                return None
+            block, on_header = found
 
     def start(self, position: Position) -> tuple[int, int]:
         """(line, UTF-8 byte column) as ast counts them, of a position in characters."""
@@ -55,16 +61,31 @@ class _Blocks:
 
     def alone(self, position: Position) -> tuple[list[ast.stmt], int] | None:
         """(block, index) of the statement at `position` if it has its lines to itself."""
-        found = self.where.get(self.start(position))
-        if found is None or id(found[0]) in self.suites:
+        found = self._enclosing(self.start(position))
+        if found is None or found[2]:
             return None
-        block, index = found
+        block, index, _ = found
         statement = block[index]
         if index > 0 and block[index - 1].end_lineno == statement.lineno:
             return None
         if index + 1 < len(block) and block[index + 1].lineno == statement.end_lineno:
             return None
-        return found
+        return block, index
+
+
+def _sub_block(statement: ast.stmt, start: tuple[int, int]) -> tuple[list[ast.stmt], bool] | None:
+    """The block of `statement` (its bodies, handlers' and cases' bodies) spanning `start`, and
+    whether that block is written on the statement's header line (`if x: y`)."""
+    owners = [statement, *getattr(statement, "handlers", ()), *getattr(statement, "cases", ())]
+    for owner in owners:
+        for name in BODIES:
+            block = getattr(owner, name, None)
+            if not block or not isinstance(block[0], ast.stmt):
+                continue
+            last = block[-1]
+            if (block[0].lineno, block[0].col_offset) <= start <= (last.end_lineno, last.end_col_offset):
+                return block, block is owner.body and block[0].lineno == getattr(owner, "lineno", 0)
+    return None
 
 
 @functools.lru_cache(maxsize=1)
@@ -76,14 +97,14 @@ def _blocks(tree: ast.Module, text: str) -> _Blocks:
 def feasible(tree: ast.Module, text: str, plan: FixPlan) -> bool:
     """Whether `plan` can be carried out on the module `text` (parsed as `tree`)."""
     blocks = _blocks(tree, text)
-    removed: dict[int, set[int]] = {}
+    removed: dict[int, tuple[list[ast.stmt], set[int]]] = {}
     filled: set[int] = set()
     for operation in plan.operations:
         if isinstance(operation, MoveStatement):
             moved, anchor = blocks.alone(operation.statement), blocks.alone(operation.anchor)
             if moved is None or anchor is None:
                 return False
-            removed.setdefault(id(moved[0]), set()).add(moved[1])
+            removed.setdefault(id(moved[0]), (moved[0], set()))[1].add(moved[1])
             filled.add(id(anchor[0]))
         elif isinstance(operation, InsertStatement):
             anchor = blocks.alone(operation.anchor)
@@ -96,5 +117,4 @@ def feasible(tree: ast.Module, text: str, plan: FixPlan) -> bool:
                 return False
         elif isinstance(operation, ReplaceExpression) and not blocks.holds(operation.expression, operation.original):
             return False
-    sizes = {id(block): len(block) for block, _ in blocks.where.values()}
-    return all(len(gone) < sizes[block] or block in filled for block, gone in removed.items())
+    return all(len(gone) < len(block) or key in filled for key, (block, gone) in removed.items())
