@@ -49,10 +49,15 @@ def _parsed(text: str, path: str) -> ast.Module:
 def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = None) -> list[tuple[Rule, Finding]]:
     """Unsuppressed findings of `rules` on the document's virtual module, in source order;
     `project` lets the model look into the other modules of the file's project."""
-    matched: dict[object, bool] = {}  # rules share patterns: search each once
+    matched: dict[object, bool] = {}  # rules share words and patterns: search each once
+
+    def spelled(word: str) -> bool:
+        if word not in matched:
+            matched[word] = word in doc.text
+        return matched[word]
 
     def may_fire(rule: Rule) -> bool:
-        if not any(word in doc.text for word in rule.triggers):
+        if not any(spelled(word) for word in rule.triggers):
             return False
         pattern = rule.trigger_pattern
         if pattern not in matched:

@@ -14,6 +14,7 @@ from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import GRADIENT_WORDS, ImportTable
+from gradlint.model.spelling import spelled
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
 from gradlint.model.values import Values
@@ -32,10 +33,10 @@ def _slice_bytes(line: str, start: int, end: int | None) -> str:
 
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
-BACKWARD_CALL = re.compile(r"(?<!def )backward\s*\(")  # a call, not an autograd Function's def
+BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
 # File-level triggers of the loss-function rules (DESIGN §6): a file none of them matches is not
 # parsed for those rules; what is judged is read off the ast.
-LOG_CALL = re.compile(r"\blog\(")  # torch.log(p), p.log()
+LOG_CALL = spelled(["log"], r"\(")  # torch.log(p), p.log()
 CROSS_ENTROPY_CALL = re.compile(r"cross_entropy|CrossEntropyLoss")
 BCE_CALL = re.compile(r"binary_cross_entropy|BCEWithLogitsLoss|BCELoss")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
@@ -146,7 +147,7 @@ class ModuleModel:
         it. Only statements on lines that spell the call are read."""
 
         def compute():
-            pattern = re.compile(r"\b%s\s*\(" % re.escape(name))
+            pattern = spelled([name])
             lines = sorted({self.line_at(m.start()) for m in pattern.finditer(self.text)})
             found = []
             for stmt in self.statements:
@@ -196,7 +197,7 @@ class ModuleModel:
         for _ in range(MAX_HELPER_DEPTH):
             if not names:
                 break
-            calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, names)))
+            calls = spelled(names)
             more = {id(f) for f in self._functions if id(f) not in found and calls.search(self._function_text(f))}
             found |= more
             names = {f.name for f in self._functions if id(f) in more}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -13,6 +12,7 @@ from gradlint.model.callees import callers
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, Kind, unit_events
 from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted
+from gradlint.model.spelling import spelled
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -386,7 +386,7 @@ def _candidates(model: "ModuleModel"):
     if helpers is None:  # a callable object reaches backward: any call may be one
         yield from sorted(units, key=lambda n: (n.lineno, n.col_offset))
         return
-    helper_calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, helpers))) if helpers else None
+    helper_calls = spelled(helpers) if helpers else None
     lines = sorted({
         *backward_lines,
         *(model.line_at(m.start()) for m in (helper_calls.finditer(model.text) if helper_calls else ())),

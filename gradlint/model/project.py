@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from gradlint.model.roles import Role
+from gradlint.model.spelling import spelled, spelled_bytes
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, summarize
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ MAX_MODULES = 96  # summaries made per project and process
 MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
-BACKWARD_CALL_BYTES = re.compile(rb"(?<!def )backward\s*\(")
+BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
 TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
 GRADIENT_WORDS = re.compile(r"backward|step|grad|scal|clip|sync")
 GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
@@ -279,13 +280,15 @@ class Project:
 
     def _find_callers(self, path: Path, name: str) -> list[tuple[Path, CallSite]]:
         stem = path.parent.name if path.name == "__init__.py" else path.stem
-        last = name.rsplit(".", 1)[-1].encode()
+        last = name.rsplit(".", 1)[-1]
+        # a call site spells the name before a call, or imports it under another name
+        spelled_here = spelled_bytes([last], r"\b(?:\s*\(|\s+as\b)")
         found, parsed = [], 0
         for candidate in self.importers().get(stem, ()):
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
             data = self._read(candidate)
-            if data is None or last not in data:
+            if data is None or not spelled_here.search(data):
                 continue
             parsed += 1
             summarized = self.summary(candidate)
@@ -295,7 +298,7 @@ class Project:
             for site in module.calls:
                 head, _, rest = site.callee.partition(".")
                 spelled = rest.rsplit(".", 1)[-1] if rest else module.imports[head].name
-                if spelled != last.decode():
+                if spelled != last:
                     continue
                 symbol = self.resolve(candidate, module.imports, site.callee)
                 if symbol is not None and symbol.path == path and ".".join(symbol.names) == name:
@@ -338,7 +341,7 @@ def _gradient_symbols(data: bytes) -> frozenset[str]:
     for _ in range(3):  # helpers calling helpers
         if not found:
             break
-        calls = re.compile(rb"\b(?:%s)\s*\(" % b"|".join(re.escape(n.encode()) for n in found))
+        calls = spelled_bytes(found)
         more = {name for name, body in bodies.items() if name not in found and calls.search(body)}
         if not more:
             break
@@ -451,7 +454,7 @@ class ProjectContext:
         for function in module.functions.values():
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
             text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
-            called = {p for p in params if re.search(rf"\b{re.escape(p)}\s*\(", text)}
+            called = {m.group(1) for m in spelled(params).finditer(text)} if params else set()
             if not called or not GRADIENT_WORDS.search(text):
                 continue
             for path, site in self.project.callers(self.path, function.name):
@@ -481,11 +484,11 @@ class ProjectContext:
         found = []
         sites = self.project.callers(self.path, name)
         # each caller once, under the name it calls the function by (`t` for `import ... as t`)
-        for path, spelled in dict.fromkeys((path, site.callee.rsplit(".", 1)[-1]) for path, site in sites):
+        for path, called_as in dict.fromkeys((path, site.callee.rsplit(".", 1)[-1]) for path, site in sites):
             caller = self.project.model(path)
             if caller is None:
                 continue
-            for call, stmt in caller.calls_named(spelled):
+            for call, stmt in caller.calls_named(called_as):
                 scope = caller.parents.scope_of(stmt)
                 context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
                 callee = resolve_callee(caller, call, context)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gradlint.model.names import dotted
+from gradlint.model.spelling import spelled
 from gradlint.model.roles import classify_constructor
 
 if TYPE_CHECKING:
@@ -190,10 +190,10 @@ def _arguments(call: ast.Call):
 def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
     """Calls of imported names, with the roles of their arguments (the caller index). Only
     statements on lines that spell an imported name before a call or an attribute are read."""
-    names = [re.escape(name) for name in imports if name.isidentifier()]
+    names = [name for name in imports if name.isidentifier()]
     if not names:
         return
-    pattern = re.compile(r"\b(?:%s)\b[\w.]*\s*\(" % "|".join(names))
+    pattern = spelled(names, r"\b[\w.]*\s*\(")
     lines = sorted({model.line_at(m.start()) for m in pattern.finditer(model.text)})
     sites = 0
     for stmt in model.statements:
