@@ -93,7 +93,8 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
 def _model_findings(doc: Document, rules: Sequence[Rule], project: ProjectContext | None) -> list[tuple[Rule, Finding]]:
     if not rules:
         return []
-    model = ModuleModel(parse(doc), doc.text, project)
+    tree = project.parsed(doc.text) if project is not None else None
+    model = ModuleModel(tree or parse(doc), doc.text, project)
     seen, found = set(), []
     for rule in rules:
         try:

@@ -217,6 +217,12 @@ class Project:
                 self._text_tests[path] = (BACKWARD_CALL_BYTES.search(data) is not None, _gradient_symbols(data))
         return self._text_tests[path]
 
+    def parsed(self, path: Path, text: str) -> ast.Module | None:
+        """The tree of a module already parsed as a project module, if it still reads `text`:
+        a checked file that another checked file called into is not parsed again."""
+        model = self._models.get(self._resolved(path))
+        return model.tree if model is not None and model.text == text else None
+
     def adopt(self, path: Path, model: "ModuleModel") -> None:
         """The checked module's own model (the latest text, when fixes re-lint it): callers
         found elsewhere must resolve to its nodes."""
@@ -410,6 +416,10 @@ class ProjectContext:
         recorded = self.project.stamp(path) if self.project else None
         if recorded is not None and path != self.path:
             self.used[str(path)] = recorded
+
+    def parsed(self, text: str) -> ast.Module | None:
+        """The checked file's tree, when its project parsed the same text already."""
+        return self.project.parsed(self.path, text) if self.project else None
 
     # -- the callee seam (gradlint/model/callees.py: ProjectResolver) ---------------------------
 

@@ -287,3 +287,23 @@ def test_flat_project_is_its_folder_only(tmp_path):
     project = Project(tmp_path / "scripts", flat=True)
     assert [p.name for p in project.files()] == ["engine.py", "main.py"]
     assert [p.name for p, _ in project.callers(tmp_path / "scripts" / "engine.py", "train_one_epoch")] == ["main.py"]
+
+
+def test_a_checked_module_its_project_parsed_already_is_not_parsed_again(tmp_path, monkeypatch):
+    """main.py is checked first and reads engine.py as a project module; checking engine.py
+    next reuses that tree (same text), and finds the same DDP accumulation bug as alone."""
+    import ast
+
+    from gradlint.config import Config
+    from gradlint.runner import Task, run
+
+    root = write(tmp_path, {"pyproject.toml": "", "engine.py": ENGINE, "main.py": MAIN})
+    alone = run([Task(str(root / "engine.py"), Config())])[0].diagnostics
+    parsed: list[str] = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *args, **kwargs: parsed.append(text) or real_parse(text, *args, **kwargs))
+    results = run([Task(str(root / "main.py"), Config()), Task(str(root / "engine.py"), Config())], jobs=1)
+    engine_text = (root / "engine.py").read_text()
+    assert parsed.count(engine_text) == 1
+    assert [d.code for d in results[1].diagnostics] == [d.code for d in alone]
+    assert "GL401" in [d.code for d in alone]
