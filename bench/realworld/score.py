@@ -61,7 +61,7 @@ def run_gradlint(root: Path, entries: list[Entry], command: list[str]) -> tuple[
     for entry in entries:
         files[entry.checkout].add(entry.path)
         files[entry.checkout].update(r.split("::", 1)[0] for r in entry.related)
-    fmt = _format_option(command, root)
+    options = _check_options(command, root)
     findings, errors = [], []
     for checkout, paths in sorted(files.items()):
         cwd = root / checkout
@@ -69,7 +69,7 @@ def run_gradlint(root: Path, entries: list[Entry], command: list[str]) -> tuple[
         if not present:
             continue
         proc = subprocess.run(
-            [*command, "check", fmt, "json", "--exit-zero", *present],
+            [*command, "check", *options, "--exit-zero", *present],
             cwd=cwd,
             capture_output=True,
             text=True,
@@ -90,12 +90,15 @@ def run_gradlint(root: Path, entries: list[Entry], command: list[str]) -> tuple[
     return findings, errors
 
 
-def _format_option(command: list[str], cwd: Path) -> str:
-    """Ask the gradlint that will check (run from the work folder: `python -m` looks in the cwd first)."""
+def _check_options(command: list[str], cwd: Path) -> list[str]:
+    """JSON output and no cache, as the gradlint that will check spells them (asked from the
+    work folder: `python -m` looks in the cwd first). Without `--no-cache` a score would
+    measure the results an earlier gradlint cached in the checkouts, not this one."""
     help_text = subprocess.run(
         [*command, "check", "--help"], cwd=cwd, capture_output=True, text=True, check=False
     ).stdout
-    return "--output-format" if "--output-format" in help_text else "--format"
+    options = ["--output-format" if "--output-format" in help_text else "--format", "json"]
+    return options + (["--no-cache"] if "--no-cache" in help_text else [])
 
 
 def reported_codes(command: list[str], cwd: Path) -> set[str]:

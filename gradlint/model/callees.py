@@ -58,6 +58,9 @@ class ProjectResolver(Protocol):
         """Local names under which `module` calls project code that touches gradients (so the
         model reads the lines that call them)."""
 
+    def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
+        """Roles, by position, of what an imported function returns (() when unknown)."""
+
 
 def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
     """The function `call` runs, when the model can tell; None otherwise."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, Callee, bind_arguments, callers
 from gradlint.model.names import dotted
-from gradlint.model.roles import Role, classify_constructor
+from gradlint.model.roles import Role, classify_constructor, either
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -50,6 +50,8 @@ def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
     """The role of `expr` where `frame` runs: from its own module, else through the argument
     its caller passed for the parameter it names, else (for the unit itself) from what every
     caller in the module passes."""
+    if isinstance(expr, ast.IfExp):
+        return either(role_in_frame(frame, expr.body), role_in_frame(frame, expr.orelse))
     role = frame.module.roles.of(expr)
     if role is not None:
         return role

@@ -41,6 +41,7 @@ BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
 TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
 GRADIENT_WORDS = re.compile(r"backward|step|grad|scal|clip|sync")
 GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
+DDP_BYTES = re.compile(rb"DistributedDataParallel|DDP\b")
 # `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
 IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]+))|import[ \t]+([\w.]+))", re.M
@@ -103,7 +104,7 @@ class Project:
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
-        self._text_tests: dict[Path, tuple[bool, frozenset[str]]] = {}
+        self._text_tests: dict[Path, tuple[bool, frozenset[str], frozenset[str]]] = {}
         self._real: dict[Path, Path] = {}
 
     def _resolved(self, path: Path) -> Path:
@@ -170,6 +171,7 @@ class Project:
         path = self._resolved(path)
         if path not in self._summaries:
             data = self._read(path) if len(self._summaries) < MAX_MODULES else None
+            self._summaries[path] = None  # asked again while being made (modules importing each other): unknown
             self._summaries[path] = self._summarize(path) if data is not None else None
         return self._summaries[path]
 
@@ -207,14 +209,23 @@ class Project:
         It only decides which lines of a checked module are read; calls are resolved later."""
         return self._words(path)[1]
 
-    def _words(self, path: Path) -> tuple[bool, frozenset[str]]:
+    def ddp_symbols(self, path: Path) -> frozenset[str]:
+        """Top-level functions of a module whose text spells a DDP wrapper, or a call of one:
+        the only ones whose returned roles are worth a summary (`model = smart_DDP(model)`)."""
+        return self._words(path)[2]
+
+    def _words(self, path: Path) -> tuple[bool, frozenset[str], frozenset[str]]:
         path = self._resolved(path)
         if path not in self._text_tests:
             data = self._read(path)
             if data is None:
-                self._text_tests[path] = (False, frozenset())
+                self._text_tests[path] = (False, frozenset(), frozenset())
             else:
-                self._text_tests[path] = (BACKWARD_CALL_BYTES.search(data) is not None, _gradient_symbols(data))
+                self._text_tests[path] = (
+                    BACKWARD_CALL_BYTES.search(data) is not None,
+                    _symbols_spelling(data, GRADIENT_CODE_BYTES),
+                    _symbols_spelling(data, DDP_BYTES) if DDP_BYTES.search(data) else frozenset(),
+                )
         return self._text_tests[path]
 
     def parsed(self, path: Path, text: str) -> ast.Module | None:
@@ -290,7 +301,7 @@ class Project:
         # a call site spells the name before a call, or imports it under another name
         spelled_here = spelled_bytes([last], r"\b(?:\s*\(|\s+as\b)")
         found, parsed = [], 0
-        for candidate in self.importers().get(stem, ()):
+        for candidate in self._importers_of(path, stem, last):
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
             data = self._read(candidate)
@@ -309,6 +320,17 @@ class Project:
                 symbol = self.resolve(candidate, module.imports, site.callee)
                 if symbol is not None and symbol.path == path and ".".join(symbol.names) == name:
                     found.append((candidate, replace(site, arguments=tuple(self._argument_roles(candidate, module, site)))))
+        return found
+
+    def _importers_of(self, path: Path, stem: str, name: str) -> list[Path]:
+        """Files whose import lines name the module, and, when its package's `__init__.py`
+        imports the function from it (`from .engine import train_one_epoch`), those naming the
+        package: `from pkg import train_one_epoch` calls it through the re-export."""
+        importers = self.importers()
+        found = list(importers.get(stem, ()))
+        package, init = path.parent, path.parent / "__init__.py"
+        if path.name != "__init__.py" and package != self.root and init in found and init in importers.get(name, ()):
+            found += [f for f in importers.get(package.name, ()) if f not in found]
         return found
 
     def _argument_roles(self, path: Path, module: ModuleSummary, site: CallSite):
@@ -340,10 +362,11 @@ def _read_regular(path: Path) -> tuple[bytes, os.stat_result] | None:
         return None
 
 
-def _gradient_symbols(data: bytes) -> frozenset[str]:
+def _symbols_spelling(data: bytes, code: re.Pattern[bytes]) -> frozenset[str]:
+    """Top-level functions and classes whose text matches `code`, or calls one that does."""
     starts = [(m.start(), (m.group(1) or m.group(2)).decode()) for m in TOP_LEVEL_DEFINITION.finditer(data)]
     bodies = {name: data[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(data), "")])}
-    found = {name for name, body in bodies.items() if GRADIENT_CODE_BYTES.search(body)}
+    found = {name for name, body in bodies.items() if code.search(body)}
     for _ in range(3):  # helpers calling helpers
         if not found:
             break
@@ -452,6 +475,28 @@ class ProjectContext:
                 self._note(path)
                 names.add(local)
         return names | self._ddp_parameters(module)
+
+    def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
+        """Roles, by position, of what the project function `qualname` (imported by `module`)
+        returns: `model = smart_DDP(model)` where utils wraps the model in DDP. Only functions
+        whose text spells a DDP wrapper (or a package's re-export of one) are summarised for
+        it; () when unknown."""
+        located = self._locate(module, qualname)
+        if located is None or len(located[1]) != 1:
+            return ()
+        path, (name,) = located
+        if name not in self.project.ddp_symbols(path) and path.name != "__init__.py":
+            return ()
+        summarized = self.project.summary(path)
+        symbol = self.project.resolve(path, summarized[1].imports, name) if summarized else None
+        if summarized and name in summarized[1].functions:
+            symbol = Symbol(path, (name,), summarized[1].functions[name])
+        if symbol is None or not isinstance(symbol.summary, FunctionSummary):
+            return ()
+        if symbol.names[0] not in self.project.ddp_symbols(symbol.path):
+            return ()
+        self._note(symbol.path)
+        return symbol.summary.returns
 
     def _ddp_parameters(self, module: "ModuleModel") -> set[str]:
         """Parameters called in a gradient-touching function that callers in other modules pass

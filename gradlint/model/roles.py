@@ -66,9 +66,11 @@ class Roles:
 
     def __init__(self, model: "ModuleModel"):
         self._roles: dict[str, Role] = {}
+        self._imports = model.imports
         self.constructors: dict[str, list[ast.Call]] = defaultdict(list)  # name -> calls that built it
         imports = model.imports
         built: list[tuple[list[ast.expr], ast.Call]] = []
+        elsewhere: list[tuple[list[ast.expr], str]] = []  # built by a function of another project module
         for node in model.statements:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -81,8 +83,13 @@ class Roles:
                             self.constructors[name].append(constructor)
                     elif isinstance(constructor.func, ast.Name) and constructor.func.id in model.functions:
                         built.append((targets, constructor))
+                    elif qualname and model.project is not None:
+                        elsewhere.append((targets, qualname))
         for targets, call in built:
             self._from_function(model, targets, model.functions[call.func.id])
+        for targets, qualname in elsewhere:  # `model = smart_DDP(model)` from utils/torch_utils.py
+            returned = model.project.returned_roles(model, qualname)
+            self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
         # What is called on which name: `optimizer` passed in as a parameter is an optimizer
         # because the code calls its step() and zero_grad().
         for name, called in _method_usage(model).items():
@@ -92,18 +99,29 @@ class Roles:
     def _from_function(self, model: "ModuleModel", targets: list[ast.expr], function: ast.AST) -> None:
         """`model = wrap_ddp(model)`: the role of what every `return` of the function gives."""
         returns = model.returns(function)
+        self._from_returns(targets, [
+            tuple(self.of_value(e) for e in r.elts) if isinstance(r, (ast.Tuple, ast.List)) else (self.of_value(r),)
+            for r in returns
+        ])
+
+    def _from_returns(self, targets: list[ast.expr], returns: list[tuple[Role | None, ...]]) -> None:
+        """Roles of the targets from the roles, by position, of what each `return` gives: a
+        target takes a role every return agrees on."""
         for target in targets:
             elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
             for index, element in enumerate(elements):
-                values = [_element(r, index, len(elements)) for r in returns]
-                roles = {self._role_of_value(model, v) for v in values}
-                if len(roles) == 1 and None not in roles and values:
+                roles = {_element(r, index, len(elements)) for r in returns}
+                if len(roles) == 1 and None not in roles and returns:
                     self._assign([element], roles.pop())
 
-    def _role_of_value(self, model: "ModuleModel", value: ast.expr | None) -> Role | None:
+    def of_value(self, value: ast.expr | None) -> Role | None:
+        """The role of a value: an object built here, a name with a role, or a conditional
+        expression choosing one (`either`)."""
         if isinstance(value, ast.Call):
-            qualname = model.imports.qualname(value.func)
+            qualname = self._imports.qualname(value.func)
             return classify_constructor(qualname) if qualname else None
+        if isinstance(value, ast.IfExp):
+            return either(self.of_value(value.body), self.of_value(value.orelse))
         name = dotted(value) if value is not None else None
         return self._roles.get(name) if name else None
 
@@ -129,12 +147,21 @@ class Roles:
         return [name for name, r in self._roles.items() if r is role]
 
 
-def _element(value: ast.expr, index: int, count: int) -> ast.expr | None:
+def either(first: Role | None, second: Role | None) -> Role | None:
+    """The role of a value that is one of two (`ddp_model if args.distributed else model`): the
+    role both have, or DDP when one is DDP and the other has no role, since the loop is then
+    wrong whenever the run is distributed."""
+    if first is second:
+        return first
+    return Role.DDP_MODEL if {first, second} == {Role.DDP_MODEL, None} else None
+
+
+def _element(returned: tuple[Role | None, ...], index: int, count: int) -> Role | None:
+    """The role of the `index`-th of `count` targets unpacked from a return with these roles
+    (one target takes a single returned value whole)."""
     if count == 1:
-        return value
-    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count:
-        return value.elts[index]
-    return None
+        return returned[0] if len(returned) == 1 else None
+    return returned[index] if len(returned) == count else None
 
 
 def _method_usage(model: "ModuleModel") -> dict[str, set[str]]:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from gradlint.model.names import dotted
 from gradlint.model.spelling import spelled
-from gradlint.model.roles import classify_constructor
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -169,11 +168,7 @@ def _returns(model: "ModuleModel") -> dict[int, tuple[str | None, ...]]:
 
 
 def _role_of_value(model: "ModuleModel", value: ast.expr) -> str | None:
-    if isinstance(value, ast.Call):
-        qualname = model.imports.qualname(value.func)
-        role = classify_constructor(qualname) if qualname else None
-    else:
-        role = model.roles.of(value)
+    role = model.roles.of_value(value)
     return role.value if role else None
 
 

@@ -350,3 +350,114 @@ def test_scaler_object_made_in_main_and_ddp_reach_the_engine(workdir, gradlint):
         "        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])\n", "        pass\n"
     ))
     assert codes(check(gradlint, ".")) == []
+
+
+DIST_UTILS = """
+import os
+
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+LOCAL_RANK = int(os.getenv("LOCAL_RANK", -1))
+
+
+def wrap_distributed(model):
+    \"\"\"DDP with the options this torch version supports.\"\"\"
+    if torch.__version__ >= "1.11":
+        return DDP(model, device_ids=[LOCAL_RANK], output_device=LOCAL_RANK, static_graph=True)
+    return DDP(model, device_ids=[LOCAL_RANK], output_device=LOCAL_RANK)
+
+
+def to_device(model):
+    return model.to(LOCAL_RANK)
+"""
+
+TRAIN_WRAPPED = """
+import torch
+
+from utils.distributed import LOCAL_RANK, wrap_distributed
+
+
+def train(model, loader, optimizer, scaler, compute_loss, accumulate=4):
+    if LOCAL_RANK != -1:
+        model = wrap_distributed(model)
+    last_step = -1
+    for i, (images, targets) in enumerate(loader):
+        with torch.autocast("cuda"):
+            loss = compute_loss(model(images), targets) / accumulate
+        scaler.scale(loss).backward()
+        if i - last_step >= accumulate:
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+            last_step = i
+"""
+
+
+def test_model_wrapped_by_a_project_helper_that_returns_ddp_is_gl401(workdir, gradlint):
+    """yolov5 style: `model = wrap_distributed(model)` where utils/distributed.py returns
+    `DDP(...)` on every path; a helper that returns the model unwrapped gives no role."""
+    project(workdir, {"utils/__init__.py": "", "utils/distributed.py": DIST_UTILS, "train.py": TRAIN_WRAPPED})
+    assert codes(check(gradlint, ".")) == [("train.py", "GL401")]
+    (workdir / "train.py").write_text(textwrap.dedent(TRAIN_WRAPPED).replace("wrap_distributed", "to_device"))
+    assert codes(check(gradlint, ".")) == []
+
+
+FACTORY = """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+
+def build_models(model, args):
+    ema_model = None
+    if args.distributed:
+        ddp_model = DistributedDataParallel(model, device_ids=[args.gpu])
+    else:
+        ddp_model = None
+    return model, ema_model, ddp_model
+"""
+
+CLS_ENGINE = """
+import torch
+
+
+def train_one_epoch(loader, model, optimizer, criterion, args):
+    model.train()
+    for batch_idx, (x, y) in enumerate(loader):
+        loss = criterion(model(x.to(args.device)), y.to(args.device)) / args.grad_accum
+        loss.backward()
+        if batch_idx % args.grad_accum == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+CLS_MAIN = """
+import torch
+
+from pkg.models import build_models
+from pkg.engines import train_one_epoch
+
+
+def run(args, loader, criterion):
+    model = torch.nn.Linear(16, 4)
+    model, ema_model, ddp_model = build_models(model, args)
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    for epoch in range(args.epochs):
+        train_one_epoch(loader, ddp_model if args.distributed else model, optimizer, criterion, args)
+"""
+
+
+def test_ddp_model_from_a_factory_tuple_passed_conditionally_through_a_package_is_gl401(workdir, gradlint):
+    """The factory returns (model, ema, ddp) from another module; main passes `ddp_model if
+    args.distributed else model` to an engine its package re-exports: DDP whenever distributed.
+    Passing the EMA model instead (no DDP on either branch) is silent."""
+    project(workdir, {
+        "pkg/__init__.py": "",
+        "pkg/models.py": FACTORY,
+        "pkg/engines/__init__.py": "from .classification import train_one_epoch\n",
+        "pkg/engines/classification.py": CLS_ENGINE,
+        "main.py": CLS_MAIN,
+    })
+    assert codes(check(gradlint, ".")) == [("classification.py", "GL401")]
+    (workdir / "main.py").write_text(textwrap.dedent(CLS_MAIN).replace("ddp_model if", "ema_model if"))
+    assert codes(check(gradlint, ".")) == []

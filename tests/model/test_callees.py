@@ -202,6 +202,9 @@ class OtherModules:
     def gradient_names(self, module):
         return {"backward_and_clip"}
 
+    def returned_roles(self, module, qualname):
+        return ()
+
 
 def test_events_from_another_module_know_it_and_are_reported_at_the_call():
     utils = model_of(
