@@ -14,7 +14,7 @@ from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import GRADIENT_WORDS, ImportTable
-from gradlint.model.spelling import spelled
+from gradlint.model.spelling import called_names, spelled
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
 from gradlint.model.values import Values
@@ -191,14 +191,16 @@ class ModuleModel:
     def _function_text(self, function: ast.AST) -> str:
         return self.memo(("text", id(function)), lambda: "\n".join(self.lines[function.lineno - 1 : function.end_lineno]))
 
+    def _function_calls(self, function: ast.AST) -> set[str]:
+        return self.memo(("called", id(function)), lambda: called_names(self._function_text(function)))
+
     def _with_callers(self, seed: set[int]) -> set[int]:
         """`seed` and the functions that call one of them by name, to MAX_HELPER_DEPTH levels."""
         found, names = set(seed), {f.name for f in self._functions if id(f) in seed}
         for _ in range(MAX_HELPER_DEPTH):
             if not names:
                 break
-            calls = spelled(names)
-            more = {id(f) for f in self._functions if id(f) not in found and calls.search(self._function_text(f))}
+            more = {id(f) for f in self._functions if id(f) not in found and names & self._function_calls(f)}
             found |= more
             names = {f.name for f in self._functions if id(f) in more}
         return found

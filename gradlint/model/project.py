@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from gradlint.model.roles import Role
-from gradlint.model.spelling import spelled, spelled_bytes
+from gradlint.model.spelling import called_names, spelled_bytes
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, summarize
 
 if TYPE_CHECKING:
@@ -509,7 +509,7 @@ class ProjectContext:
         for function in module.functions.values():
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
             text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
-            called = {m.group(1) for m in spelled(params).finditer(text)} if params else set()
+            called = called_names(text).intersection(params)
             if not called or not GRADIENT_WORDS.search(text):
                 continue
             for path, site in self.project.callers(self.path, function.name):

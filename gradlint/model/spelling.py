@@ -11,6 +11,11 @@ import re
 from typing import Iterable
 
 CALL = r"\s*\("
+# A name right before a call's parenthesis, and the head of a dotted chain being called. Tried
+# only at word starts and never backtracking into a word (possessive): a long run of word
+# characters (a base64 blob in a string) costs its length, not its square.
+CALLED_NAME = re.compile(r"\b(\w++)\s*\(")
+CALLED_CHAIN = re.compile(r"\b(\w++)[\w.]*+\s*\(")
 
 
 def spelled(names: Iterable[str], tail: str = CALL) -> re.Pattern[str]:
@@ -23,3 +28,15 @@ def spelled(names: Iterable[str], tail: str = CALL) -> re.Pattern[str]:
 def spelled_bytes(names: Iterable[str], tail: str = CALL) -> re.Pattern[bytes]:
     """`spelled` for a module's undecoded bytes."""
     return re.compile(spelled(names, tail).pattern.encode())
+
+
+def called_names(text: str) -> set[str]:
+    """Every name the text calls (`step` of `optimizer.step(`): one pattern compiled once, where
+    a pattern per set of names would be compiled again for every function and module."""
+    return set(CALLED_NAME.findall(text))
+
+
+def called_heads(text: str):
+    """(head, offset) of each called dotted chain (`engine` of `engine.train(`)."""
+    for match in CALLED_CHAIN.finditer(text):
+        yield match.group(1), match.start()

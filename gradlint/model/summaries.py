@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gradlint.model.names import dotted
-from gradlint.model.spelling import spelled
+from gradlint.model.spelling import called_heads
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -185,11 +185,9 @@ def _arguments(call: ast.Call):
 def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
     """Calls of imported names, with the roles of their arguments (the caller index). Only
     statements on lines that spell an imported name before a call or an attribute are read."""
-    names = [name for name in imports if name.isidentifier()]
-    if not names:
+    if not imports:
         return
-    pattern = spelled(names, r"\b[\w.]*\s*\(")
-    lines = sorted({model.line_at(m.start()) for m in pattern.finditer(model.text)})
+    lines = sorted({model.line_at(offset) for head, offset in called_heads(model.text) if head in imports})
     sites = 0
     for stmt in model.statements:
         if isinstance(stmt, COMPOUND) or sites >= MAX_CALL_SITES:

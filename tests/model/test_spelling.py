@@ -32,3 +32,19 @@ def test_bytes_and_a_custom_tail():
     assert pattern.search(b"engine.train_one_epoch(model)\n")
     assert not pattern.search(b"from engine import train_one_epochs\n")
     assert not pattern.search(b"# see my_train_one_epoch(model)\n")
+
+
+def test_called_names_and_heads_are_whole_words_before_a_call():
+    from gradlint.model.spelling import called_heads, called_names
+
+    assert called_names(SOURCE) == {"backward", "step", "train_step", "pretrain_step", "zero_grad"}
+    heads = [(head, SOURCE.count("\n", 0, offset) + 1) for head, offset in called_heads(SOURCE)]
+    assert heads == [("loss", 1), ("scaler", 2), ("self", 3), ("pretrain_step", 4), ("step", 6), ("optimizer", 7)]
+
+
+def test_a_long_word_costs_its_length():
+    """A base64 blob in a string is one long word: the scan must not retry inside it."""
+    from gradlint.model.spelling import called_names
+
+    blob = "A" * 200_000
+    assert called_names(f'data = "{blob}"\nrun(data)\n') == {"run"}
