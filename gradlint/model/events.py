@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 from enum import Enum, auto
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import bind_arguments, class_of_scope, is_static, resolve_callee, returned_value
@@ -38,6 +39,7 @@ STEPS = (Kind.STEP, Kind.SCALER_STEP)
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
+COMPOUND_TYPES = (ast.If, *LOOP_TYPES, ast.With, ast.AsyncWith, ast.Try, ast.Match)
 SYNC_SWITCH_WORDS = ("allreduce", "all_reduce", "sync")  # `model.disable_allreduce()` ...
 LIGHTNING_CLIPS = frozenset({"clip_gradients"})
 MAX_HELPER_DEPTH = 6  # how many calls deep the walk follows helpers
@@ -109,9 +111,25 @@ class Event:
         return loss_normalized(source.module, source.expr, source.scope, source.line)
 
 
+class _PendingGuard:
+    """A guard judged only when an event under it is recorded: most `if`s a walk passes hold
+    no event, and judging a test (its boundary, names resolved through the frames) costs more
+    than walking the branch. Judged once, so every event under it shares one Guard."""
+
+    __slots__ = ("_guard", "_judge")
+
+    def __init__(self, judge: Callable[[], Guard]):
+        self._judge, self._guard = judge, None
+
+    def get(self) -> Guard:
+        if self._guard is None:
+            self._guard = self._judge()
+        return self._guard
+
+
 @dataclass
 class _State:
-    guards: list[Guard] = field(default_factory=list)
+    guards: list[_PendingGuard] = field(default_factory=list)
     loops: list[ast.stmt] = field(default_factory=list)
     contexts: list[ast.expr] = field(default_factory=list)
     context_names: dict[str, ast.expr] = field(default_factory=dict)  # `with x() as name`
@@ -190,6 +208,8 @@ class EventWalker:
         del self.state.guards[len(self.state.guards) - pushed :]
 
     def _statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, COMPOUND_TYPES) and not self._may_hold_events(stmt.lineno, stmt.end_lineno):
+            return  # nothing in it can be an event: its tests need not be judged
         match stmt:
             case ast.If(test=test, body=body, orelse=orelse):
                 self._scan(stmt, [test])
@@ -220,7 +240,7 @@ class EventWalker:
             case ast.Match(subject=subject, cases=cases):
                 self._scan(stmt, [subject])
                 for case in cases:
-                    self._branch(Guard(stmt, subject, True), case.body)
+                    self._branch(_PendingGuard(lambda: Guard(stmt, subject, True)), case.body)
             case ast.FunctionDef() | ast.AsyncFunctionDef() | ast.ClassDef():
                 pass  # definitions run nothing; closures are judged where they are called
             case _:
@@ -236,40 +256,29 @@ class EventWalker:
             return None
         return _Entry(len(self.events), len(state.guards), len(state.loops), len(state.contexts))
 
-    def _branch(self, guard: Guard, body: list[ast.stmt]) -> None:
+    def _branch(self, guard: _PendingGuard, body: list[ast.stmt]) -> None:
         self.state.guards.append(guard)
         self._block(body)
         self.state.guards.pop()
 
-    def _guard(self, stmt: ast.If, holds: bool) -> Guard:
+    def _guard(self, stmt: ast.If, holds: bool) -> _PendingGuard:
         frame = self.frame
-        scope = frame.module.scope(frame.scope)
-        line = stmt.lineno
-
-        def resolve(name: str | ast.Call) -> ast.expr | None:
-            if isinstance(name, ast.Call):
-                return returned_value(frame.module, name, frame.context)
-            earlier = scope.before(name, line)
-            carried = _loop_carried(frame.module, stmt, scope.assignments.get(name, ()), earlier)
-            last = carried or (earlier[-1] if earlier else None)  # `flag = ...`, `flag: bool = ...`
-            if last is not None:
-                return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
-            return value_outside(frame, name)
-
-        return make_guard(stmt, stmt.test, holds, resolve)
+        return _PendingGuard(lambda: _judge_guard(frame, stmt, holds))
 
     # -- expressions --------------------------------------------------------------------------
 
     def _scan(self, stmt: ast.stmt, roots: list[ast.AST]) -> None:
         module = self.frame.module
-        first, last = min(r.lineno for r in roots), max(r.end_lineno for r in roots)
-        if not module.may_hold_events(first, last) and not self._names_ddp_parameter(first, last):
+        if not self._may_hold_events(min(r.lineno for r in roots), max(r.end_lineno for r in roots)):
             return
         for node in module.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
             if isinstance(node, ast.Call):
                 self._call(node, stmt)
             else:
                 self._add(Kind.NO_SYNC, node, stmt, target=self._name(node.value))
+
+    def _may_hold_events(self, first: int, last: int) -> bool:
+        return self.frame.module.may_hold_events(first, last) or self._names_ddp_parameter(first, last)
 
     def _names_ddp_parameter(self, first: int, last: int) -> bool:
         """Whether the lines mention a parameter that is a DDP model only through what the
@@ -511,7 +520,7 @@ class EventWalker:
             reported_at, frame = frame.call, frame.caller
         self.events.append(
             Event(
-                kind, node, stmt, len(self.events), tuple(state.guards), tuple(state.loops),
+                kind, node, stmt, len(self.events), tuple(g.get() for g in state.guards), tuple(state.loops),
                 tuple(state.contexts), self.frame.scope, module=self.frame.module, site=self.frame.site,
                 foreign=self.frame.module is not self.model, elsewhere=reported_at is not None,
                 reported_at=reported_at, **details,
@@ -524,6 +533,24 @@ class EventWalker:
         while root.caller is not None:
             root = root.caller
         return frame.caller is None or (frame.module is self.model and frame.cls in (None, root.cls))
+
+
+def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:
+    """The guard of one side of `stmt`, its names read where `frame` runs."""
+    scope = frame.module.scope(frame.scope)
+    line = stmt.lineno
+
+    def resolve(name: str | ast.Call) -> ast.expr | None:
+        if isinstance(name, ast.Call):
+            return returned_value(frame.module, name, frame.context)
+        earlier = scope.before(name, line)
+        carried = _loop_carried(frame.module, stmt, scope.assignments.get(name, ()), earlier)
+        last = carried or (earlier[-1] if earlier else None)  # `flag = ...`, `flag: bool = ...`
+        if last is not None:
+            return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
+        return value_outside(frame, name)
+
+    return make_guard(stmt, stmt.test, holds, resolve)
 
 
 def manual_optimization(module: "ModuleModel", cls: ast.ClassDef | None) -> bool:
