@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from gradlint.model.roles import Role
-from gradlint.model.spelling import called_names, spelled_bytes
+from gradlint.model.spelling import CALLED_NAME_BYTES, called_names, spelled_bytes
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, summarize
 
 if TYPE_CHECKING:
@@ -152,7 +152,9 @@ class Project:
         if read is None:
             return None
         data, info = read
-        self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
+        stamp = self._stamps.get(path)
+        if stamp is None or stamp[:2] != [info.st_mtime_ns, info.st_size]:  # hashed once per version
+            self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
         return data
 
     def _may_hold(self, folder: Path, name: str) -> bool:
@@ -367,11 +369,11 @@ def _symbols_spelling(data: bytes, code: re.Pattern[bytes]) -> frozenset[str]:
     starts = [(m.start(), (m.group(1) or m.group(2)).decode()) for m in TOP_LEVEL_DEFINITION.finditer(data)]
     bodies = {name: data[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(data), "")])}
     found = {name for name, body in bodies.items() if code.search(body)}
+    if not found:
+        return frozenset()
+    calls = {name: {c.decode() for c in CALLED_NAME_BYTES.findall(body)} for name, body in bodies.items() if name not in found}
     for _ in range(3):  # helpers calling helpers
-        if not found:
-            break
-        calls = spelled_bytes(found)
-        more = {name for name, body in bodies.items() if name not in found and calls.search(body)}
+        more = {name for name, called in calls.items() if name not in found and not called.isdisjoint(found)}
         if not more:
             break
         found |= more
@@ -426,6 +428,7 @@ class ProjectContext:
         self._store = store
         self._project = project
         self.used: dict[str, list] = {}  # path -> [mtime_ns, size, content hash] of each summary used
+        self._located: dict[str, tuple[Path, list[str]] | None] = {}
 
     @cached_property
     def path(self) -> Path:
@@ -556,8 +559,10 @@ class ProjectContext:
         if self.project is None:
             return None
         self.project.adopt(self.path, module)
-        level = len(qualname) - len(qualname.lstrip("."))
-        return self.project.module_file(self.path, "", level, qualname.lstrip(".").split("."))
+        if qualname not in self._located:  # asked for every call the walk meets
+            level = len(qualname) - len(qualname.lstrip("."))
+            self._located[qualname] = self.project.module_file(self.path, "", level, qualname.lstrip(".").split("."))
+        return self._located[qualname]
 
     def _definition(self, module: "ModuleModel", qualname: str, depth: int = 0):
         """(module model, function or class node, class of a method) of a dotted name."""

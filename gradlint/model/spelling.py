@@ -8,7 +8,8 @@ slower on real modules). So each name is followed, not preceded, by its word-bou
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
+from functools import lru_cache
 
 CALL = r"\s*\("
 # A name right before a call's parenthesis, and the head of a dotted chain being called. Tried
@@ -16,18 +17,30 @@ CALL = r"\s*\("
 # characters (a base64 blob in a string) costs its length, not its square.
 CALLED_NAME = re.compile(r"\b(\w++)\s*\(")
 CALLED_CHAIN = re.compile(r"\b(\w++)[\w.]*+\s*\(")
+CALLED_NAME_BYTES = re.compile(CALLED_NAME.pattern.encode())
 
 
 def spelled(names: Iterable[str], tail: str = CALL) -> re.Pattern[str]:
     """`name` + `tail` for any of `names`, not preceded by a word character (as `\\b` would);
     group 1 is the name."""
-    alternatives = "|".join(f"{name}(?<!\\w{name})" for name in map(re.escape, names))
-    return re.compile(f"({alternatives}){tail}")
+    return _compiled(_pattern(tuple(names), tail))
 
 
 def spelled_bytes(names: Iterable[str], tail: str = CALL) -> re.Pattern[bytes]:
     """`spelled` for a module's undecoded bytes."""
-    return re.compile(spelled(names, tail).pattern.encode())
+    return _compiled(_pattern(tuple(names), tail).encode())
+
+
+def _pattern(names: tuple[str, ...], tail: str) -> str:
+    alternatives = "|".join(f"{name}(?<!\\w{name})" for name in map(re.escape, names))
+    return f"({alternatives}){tail}"
+
+
+@lru_cache(maxsize=4096)
+def _compiled(pattern: str | bytes) -> re.Pattern:
+    """The same names are asked of every module of a project (a function's callers, a helper's
+    calls): re's own cache holds 512 patterns, and a run asks thousands."""
+    return re.compile(pattern)
 
 
 def called_names(text: str) -> set[str]:
