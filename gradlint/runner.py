@@ -13,7 +13,7 @@ from gradlint.diagnostics import FileResult
 from gradlint.discovery import Missing
 from gradlint.files import WriteError, read_bytes, write_fixed
 from gradlint.linter import InternalError, find, parse, to_diagnostic
-from gradlint.model.project import content_hash, forget_projects, project_context
+from gradlint.model.project import content_hash, forget_projects, project_context, project_key
 from gradlint.sources import Document, SourceError, load_document
 from gradlint.suppression import with_noqa
 
@@ -65,14 +65,38 @@ def _rare_collections():
 
 def _run(work: list[Task], jobs: int | None) -> list[FileResult]:
     workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
-    if workers > 1 and len(work) >= POOL_THRESHOLD:
-        from concurrent.futures import ProcessPoolExecutor
+    if workers <= 1 or len(work) < POOL_THRESHOLD:
+        return [process(task) for task in work]
+    from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(process, work, chunksize=max(1, len(work) // (workers * 8))))
-    else:
-        results = [process(task) for task in work]
-    return results
+    batches = _batches(work, workers)
+    results: list[FileResult | None] = [None] * len(work)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for batch, outcomes in zip(batches, pool.map(_process_batch, [[work[i] for i in b] for b in batches])):
+            for index, outcome in zip(batch, outcomes):
+                results[index] = outcome
+    return results  # type: ignore[return-value]
+
+
+def _batches(work: list[Task], workers: int) -> list[list[int]]:
+    """Indexes of `work`, in batches a worker checks together: a project's files stay in one
+    batch (each worker builds its own model of a project it meets: its modules parsed and
+    summarised, its callers indexed), and a project bigger than a worker's share is cut into
+    runs of neighbouring files, which mostly share the modules they call. Biggest first, so the
+    pool's workers end together."""
+    by_project: dict[object, list[int]] = {}
+    for index, task in enumerate(work):
+        by_project.setdefault(project_key(task.path), []).append(index)
+    share = max(1, -(-len(work) // (workers * 2)))
+    batches = []
+    for indexes in by_project.values():
+        indexes.sort(key=lambda i: work[i].path)
+        batches += [indexes[start : start + share] for start in range(0, len(indexes), share)]
+    return sorted(batches, key=len, reverse=True)
+
+
+def _process_batch(tasks: list[Task]) -> list[FileResult]:
+    return [process(task) for task in tasks]
 
 
 def process(task: Task) -> FileResult:

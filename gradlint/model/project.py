@@ -628,6 +628,13 @@ def project_for(path: str, store: SummaryStore | None = None) -> Project | None:
     return _PROJECTS[key]
 
 
+def project_key(path: str) -> Path:
+    """The root a file's project is found at (its folder when it has none), for grouping
+    files by project; the path is not resolved."""
+    folder = Path(path).parent
+    return _root_of_folder(folder) or folder
+
+
 def forget_projects() -> None:
     """Start a run afresh: files may have changed since the last run of this process."""
     _PROJECTS.clear()
