@@ -17,7 +17,7 @@ import warnings
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from gradlint.model.roles import Role
 from gradlint.model.spelling import CALLED_NAME_BYTES, called_names, spelled_bytes
@@ -42,6 +42,7 @@ TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]
 GRADIENT_WORDS = re.compile(r"backward|step|grad|scal|clip|sync")
 GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
 DDP_BYTES = re.compile(rb"DistributedDataParallel|DDP\b")
+CALL_METHOD_BYTES = re.compile(rb"def[ \t]+__call__\b")
 # `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
 IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]+))|import[ \t]+([\w.]+))", re.M
@@ -101,6 +102,7 @@ class Project:
         self._files: list[Path] | None = None
         self._callers: dict[tuple[Path, str], list[tuple[Path, CallSite]]] = {}
         self._importers: dict[str, list[Path]] | None = None
+        self._gradient_callables: frozenset[str] = frozenset()
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
@@ -135,7 +137,7 @@ class Project:
                 base = base.parent
             bases = [base]
         else:
-            bases = list(dict.fromkeys([importer.parent, self.root, self.root / "src"]))
+            bases = self._absolute_bases(importer)
         for base in bases:
             if not parts or not self._may_hold(base, parts[0]):
                 continue
@@ -145,6 +147,16 @@ class Project:
                     if candidate.is_file() and self.contains(candidate):
                         return candidate, parts[length:]
         return None
+
+    def _absolute_bases(self, importer: Path) -> list[Path]:
+        """Where an absolute import of `importer` may find a project module: beside it, at the
+        root, under `src/`."""
+        return list(dict.fromkeys([importer.parent, self.root, self.root / "src"]))
+
+    def may_hold_top_level(self, importer: Path, name: str) -> bool:
+        """Whether an absolute import of `name` (`torch` of `torch.cat`) from `importer` can
+        be a project module: most dotted names a module calls are not."""
+        return any(self._may_hold(base, name) for base in self._absolute_bases(importer))
 
     def _read(self, path: Path) -> bytes | None:
         """A module's bytes, its stamp noted (a cached result that used it depends on it)."""
@@ -225,8 +237,8 @@ class Project:
             else:
                 self._text_tests[path] = (
                     BACKWARD_CALL_BYTES.search(data) is not None,
-                    _symbols_spelling(data, GRADIENT_CODE_BYTES),
-                    _symbols_spelling(data, DDP_BYTES) if DDP_BYTES.search(data) else frozenset(),
+                    _symbols_spelling(data, GRADIENT_CODE_BYTES.search),
+                    _symbols_spelling(data, DDP_BYTES.search) if DDP_BYTES.search(data) else frozenset(),
                 )
         return self._text_tests[path]
 
@@ -279,14 +291,24 @@ class Project:
         name, and the names imported from it): read once, the first time callers are asked."""
         if self._importers is None:
             index: dict[str, list[Path]] = {}
+            callables: set[str] = set()
             for file in self.files():
                 read = _read_regular(file)
                 if read is None:
                     continue
                 for word in _imported_words(read[0].decode("utf-8", errors="replace")):
                     index.setdefault(word, []).append(file)
-            self._importers = index
+                if b"__call__" in read[0]:
+                    callables |= _symbols_spelling(read[0], _callable_touching_gradients, follow_calls=False)
+            self._importers, self._gradient_callables = index, frozenset(callables)
         return self._importers
+
+    def gradient_callables(self) -> frozenset[str]:
+        """Top-level classes of the project whose `__call__` may run gradient code, as timm's
+        `NativeScaler` does (read off the text with the caller index): their instances are
+        called under any name (`loss_scaler(loss, optimizer)`)."""
+        self.importers()
+        return self._gradient_callables
 
     def callers(self, path: Path, name: str) -> list[tuple[Path, CallSite]]:
         """Call sites in other project modules of function `name` of module `path` (`Class.method`
@@ -364,13 +386,14 @@ def _read_regular(path: Path) -> tuple[bytes, os.stat_result] | None:
         return None
 
 
-def _symbols_spelling(data: bytes, code: re.Pattern[bytes]) -> frozenset[str]:
-    """Top-level functions and classes whose text matches `code`, or calls one that does."""
+def _symbols_spelling(data: bytes, matches: Callable[[bytes], object], follow_calls: bool = True) -> frozenset[str]:
+    """Top-level functions and classes whose text `matches`, or (`follow_calls`) calls one
+    that does."""
     starts = [(m.start(), (m.group(1) or m.group(2)).decode()) for m in TOP_LEVEL_DEFINITION.finditer(data)]
     bodies = {name: data[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(data), "")])}
-    found = {name for name, body in bodies.items() if code.search(body)}
-    if not found:
-        return frozenset()
+    found = {name for name, body in bodies.items() if matches(body)}
+    if not found or not follow_calls:
+        return frozenset(found)
     calls = {name: {c.decode() for c in CALLED_NAME_BYTES.findall(body)} for name, body in bodies.items() if name not in found}
     for _ in range(3):  # helpers calling helpers
         more = {name for name, called in calls.items() if name not in found and not called.isdisjoint(found)}
@@ -378,6 +401,12 @@ def _symbols_spelling(data: bytes, code: re.Pattern[bytes]) -> frozenset[str]:
             break
         found |= more
     return frozenset(found)
+
+
+def _callable_touching_gradients(class_text: bytes) -> bool:
+    """A class with a `__call__` whose text spells gradient code (its __call__ may run it
+    through the class's other methods)."""
+    return CALL_METHOD_BYTES.search(class_text) is not None and GRADIENT_CODE_BYTES.search(class_text) is not None
 
 
 def _imported_words(text: str) -> set[str]:
@@ -429,6 +458,7 @@ class ProjectContext:
         self._project = project
         self.used: dict[str, list] = {}  # path -> [mtime_ns, size, content hash] of each summary used
         self._located: dict[str, tuple[Path, list[str]] | None] = {}
+        self._heads: dict[str, bool] = {}
 
     @cached_property
     def path(self) -> Path:
@@ -477,7 +507,7 @@ class ProjectContext:
             if touching if not inner else inner[0] in touching:
                 self._note(path)
                 names.add(local)
-        return names | self._ddp_parameters(module)
+        return names | self._gradient_object_parameters(module)
 
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
         """Roles, by position, of what the project function `qualname` (imported by `module`)
@@ -501,12 +531,12 @@ class ProjectContext:
         self._note(symbol.path)
         return symbol.summary.returns
 
-    def _ddp_parameters(self, module: "ModuleModel") -> set[str]:
-        """Parameters called in a gradient-touching function that callers in other modules pass
-        a DDP model for (`model(images)` is a forward that synchronises gradients), or an
-        object of a project class that touches gradients (`loss_scaler(loss, optimizer)` of
-        timm's NativeScaler made in main.py): the lines calling them must be read."""
-        if self.project is None:
+    def _gradient_object_parameters(self, module: "ModuleModel") -> set[str]:
+        """Parameters called in a gradient-touching function that callers in other modules
+        pass an object of a project class whose `__call__` touches gradients (`loss_scaler(loss,
+        optimizer)` of timm's NativeScaler made in main.py): the lines calling them must be
+        read. (A parameter that is a DDP model is the walk's: frames know what callers pass.)"""
+        if self.project is None or not self.project.gradient_callables():
             return set()
         names = set()
         for function in module.functions.values():
@@ -516,9 +546,9 @@ class ProjectContext:
             if not called or not GRADIENT_WORDS.search(text):
                 continue
             for path, site in self.project.callers(self.path, function.name):
-                for key, role, producer in site.arguments:
+                for key, _, producer in site.arguments:
                     param = params[key] if isinstance(key, int) and key < len(params) else key
-                    if param in called and (role == Role.DDP_MODEL.value or self._touching(path, producer)):
+                    if param in called and self._touching(path, producer):
                         names.add(param)
         return names
 
@@ -561,8 +591,17 @@ class ProjectContext:
         self.project.adopt(self.path, module)
         if qualname not in self._located:  # asked for every call the walk meets
             level = len(qualname) - len(qualname.lstrip("."))
-            self._located[qualname] = self.project.module_file(self.path, "", level, qualname.lstrip(".").split("."))
+            parts = qualname.lstrip(".").split(".")
+            if not level and not self._in_project(parts[0]):
+                self._located[qualname] = None
+            else:
+                self._located[qualname] = self.project.module_file(self.path, "", level, parts)
         return self._located[qualname]
+
+    def _in_project(self, head: str) -> bool:
+        if head not in self._heads:  # `torch` of `torch.cat`, asked for every call assigned
+            self._heads[head] = self.project.may_hold_top_level(self.path, head)
+        return self._heads[head]
 
     def _definition(self, module: "ModuleModel", qualname: str, depth: int = 0):
         """(module model, function or class node, class of a method) of a dotted name."""

@@ -219,8 +219,60 @@ def test_callers_in_other_modules_through_the_seam(tmp_path):
     assert context.scope.name == "main"
     assert str((root / "main.py").resolve()) in engine.project.used  # a cached result depends on main.py
     assert engine.project.callers(engine, engine.functions["evaluate"]) == []
-    # `model(images)` is a forward of the DDP model main.py passes: its lines are read
-    assert "model" in engine.project.gradient_names(engine)
+
+
+SCALER_UTILS = """
+import torch
+
+
+class MixedPrecisionStep:
+    def __init__(self):
+        self._scaler = torch.amp.GradScaler("cuda")
+
+    def __call__(self, loss, optimizer, update_grad=True):
+        self._scaler.scale(loss).backward()
+        if update_grad:
+            self._scaler.step(optimizer)
+            self._scaler.update()
+
+
+class Throughput:
+    def __call__(self, batch_size, seconds):
+        return batch_size / seconds
+"""
+
+SCALER_ENGINE = """
+def train_one_epoch(model, loader, optimizer, step_scaler, meter, accum_iter=4):
+    for it, (x, y) in enumerate(loader):
+        loss = model(x, y) / accum_iter
+        step_scaler(loss, optimizer, update_grad=(it + 1) % accum_iter == 0)
+        meter(x.shape[0], 0.1)
+        if (it + 1) % accum_iter == 0:
+            optimizer.zero_grad()
+"""
+
+SCALER_MAIN = """
+import torch
+
+from engine import train_one_epoch
+from utils import MixedPrecisionStep, Throughput
+
+
+def main(model, loader):
+    optimizer = torch.optim.AdamW(model.parameters())
+    step_scaler = MixedPrecisionStep()
+    meter = Throughput()
+    train_one_epoch(model, loader, optimizer, step_scaler, meter)
+"""
+
+
+def test_a_parameter_callers_pass_a_gradient_object_for_is_read(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": "", "utils.py": SCALER_UTILS, "engine.py": SCALER_ENGINE, "main.py": SCALER_MAIN})
+    project = Project(root)
+    engine = model_in(project, root / "engine.py")
+    assert project.gradient_callables() == {"MixedPrecisionStep"}  # Throughput's __call__ runs no gradient code
+    names = engine.project.gradient_names(engine)
+    assert "step_scaler" in names and "meter" not in names  # `step_scaler(loss, ...)` runs backward and step
 
 
 def test_callees_and_classes_through_the_seam(tmp_path):
