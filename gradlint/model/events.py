@@ -184,6 +184,8 @@ class EventWalker:
         self.state = _State()
         self.frame = Frame(model, unit_scope, class_of_scope(model, unit_scope))
         self.nested: list[tuple[ast.stmt, _Entry, int]] = []  # loops of the unit's own code
+        self.followed: list[ast.AST] = []  # functions walked, in order
+        self.cuts = 0  # calls not followed for depth, or because their function was being walked
 
     def walk(self, body: list[ast.stmt]) -> list[Event]:
         self._block(body)
@@ -285,7 +287,7 @@ class EventWalker:
         callers pass (the module-wide prefilter cannot know those names)."""
         frame = self.frame
         if frame.ddp_parameters is None:
-            if not self.model.roles.named(Role.DDP_MODEL) and self.model.project is None:
+            if frame.caller is None and not frame.module.roles.named(Role.DDP_MODEL) and frame.module.project is None:
                 frame.ddp_parameters = set()  # no DDP model anywhere to be handed in
             else:
                 names = frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope)
@@ -460,7 +462,11 @@ class EventWalker:
         """Walk the function `call` runs, when the model can resolve it; True when it did."""
         frame = self.frame
         callee = resolve_callee(frame.module, call, frame.context)
-        if callee is None or self._depth() >= MAX_HELPER_DEPTH or self._active(callee.function):
+        if callee is None:
+            return False
+        depth = self._depth()
+        if depth >= MAX_HELPER_DEPTH or self._active(callee.function):
+            self.cuts += 1
             return False
         if not callee.module.touches_gradients(callee.function):
             return False
@@ -470,7 +476,19 @@ class EventWalker:
             # `self` is the object called (`loss_scaler(...)`), or whose method is called
             called_object = getattr(callee.function, "name", "") == "__call__" or not isinstance(call.func, ast.Attribute)
             arguments[params[0].arg] = call.func if called_object else call.func.value
-        self.frame = Frame(callee.module, callee.function, callee.cls, arguments, frame, at or call)
+        inner = Frame(callee.module, callee.function, callee.cls, arguments, frame, at or call)
+        # Most helpers a loop reaches hold no event, and every loop of every module reaching
+        # them would walk them again: a walk that found none is remembered, with the functions
+        # it followed, by what its finding none depends on.
+        quiet_walks = callee.module.memo(("quiet walks",), dict)
+        key = _walk_key(inner)
+        quiet = quiet_walks.get(key)
+        if quiet is not None and depth <= quiet[0] and not any(self._active(function) for function in quiet[1]):
+            self.followed.extend(quiet[1])
+            return True
+        start, cuts, followed = len(self.events), self.cuts, len(self.followed)
+        self.followed.append(callee.function)
+        self.frame = inner
         try:
             if isinstance(callee.function, ast.Lambda):
                 for node in _interesting_nodes([callee.function.body]):
@@ -480,6 +498,9 @@ class EventWalker:
                 self._block(callee.function.body)
         finally:
             self.frame = frame
+        if len(self.events) == start and self.cuts == cuts and (quiet is None or depth > quiet[0]):
+            # as quiet from any shallower call: nothing was cut for depth, all it followed runs again
+            quiet_walks[key] = (depth, tuple(self.followed[followed:]))
         return True
 
     def _depth(self) -> int:
@@ -533,6 +554,17 @@ class EventWalker:
         while root.caller is not None:
             root = root.caller
         return frame.caller is None or (frame.module is self.model and frame.cls in (None, root.cls))
+
+
+def _walk_key(frame: Frame) -> tuple:
+    """What a helper walk's finding no event depends on, besides how deep it runs: the function
+    and its class, and what each parameter means there, its role and the caller's spelling
+    (`trainer.optimizer` is read in the caller's module). Objects, not ids: the key keeps them
+    alive, so no later object can take their place."""
+    return (
+        frame.scope, frame.cls, frame.caller.module,
+        tuple((p, role_in_frame(frame, ast.Name(p)), dotted(a)) for p, a in sorted(frame.arguments.items())),
+    )
 
 
 def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:

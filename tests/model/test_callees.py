@@ -181,6 +181,45 @@ def test_mutual_recursion_is_walked_once():
     assert [e.kind for e in loop.events] == [Kind.BACKWARD, Kind.STEP]
 
 
+SHARED_HELPER = """
+    import torch
+    from torch.nn.parallel import DistributedDataParallel
+
+
+    def compute_loss(model, batch, grad_scale=1.0):
+        images, labels = batch
+        return torch.nn.functional.cross_entropy(model(images), labels) * grad_scale
+
+
+    def warmup(net, loader, optimizer):
+        for batch in loader:
+            loss = compute_loss(net, batch)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+    def train(net, loader, optimizer, rank, accum=4):
+        ddp_net = DistributedDataParallel(net, device_ids=[rank])
+        for i, batch in enumerate(loader):
+            loss = compute_loss(ddp_net, batch, grad_scale=1 / accum)
+            loss.backward()
+            if (i + 1) % accum == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+    """
+
+
+def test_a_helper_quiet_for_one_caller_is_walked_again_for_a_caller_passing_other_roles():
+    model = model_of(SHARED_HELPER)
+    warmup, train = (next(l for l in model.loops if model.parents.scope_of(l.node).name == name) for name in ("warmup", "train"))
+    # warmup hands a plain module in: the helper's forward is no event there
+    assert [e.kind for e in warmup.events] == [Kind.BACKWARD, Kind.STEP, Kind.ZERO_GRAD]
+    # train hands the DDP model to the same helper: its forward synchronises gradients
+    forward = next(e for e in train.events if e.kind is Kind.FORWARD)
+    assert forward.scope is model.functions["compute_loss"] and forward.target == "ddp_net"
+
+
 class OtherModules:
     """What the project-wide model plugs into the seam: here, one other module."""
 
