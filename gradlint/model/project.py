@@ -304,7 +304,7 @@ class Project:
         return self._importers
 
     def gradient_callables(self) -> frozenset[str]:
-        """Top-level classes of the project whose `__call__` may run gradient code, as timm's
+        """Top-level classes of the project whose `__call__` may run backward, as timm's
         `NativeScaler` does (read off the text with the caller index): their instances are
         called under any name (`loss_scaler(loss, optimizer)`)."""
         self.importers()
@@ -404,9 +404,9 @@ def _symbols_spelling(data: bytes, matches: Callable[[bytes], object], follow_ca
 
 
 def _callable_touching_gradients(class_text: bytes) -> bool:
-    """A class with a `__call__` whose text spells gradient code (its __call__ may run it
-    through the class's other methods)."""
-    return CALL_METHOD_BYTES.search(class_text) is not None and GRADIENT_CODE_BYTES.search(class_text) is not None
+    """A class with a `__call__` whose text calls backward (its __call__ may run it through
+    the class's other methods). A pipeline whose __call__ steps a noise scheduler is none."""
+    return CALL_METHOD_BYTES.search(class_text) is not None and BACKWARD_CALL_BYTES.search(class_text) is not None
 
 
 def _imported_words(text: str) -> set[str]:
