@@ -103,6 +103,7 @@ class Project:
         self._callers: dict[tuple[Path, str], list[tuple[Path, CallSite]]] = {}
         self._importers: dict[str, list[Path]] | None = None
         self._gradient_callables: frozenset[str] = frozenset()
+        self._ddp_wrappers: frozenset[str] = frozenset()
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
@@ -292,6 +293,7 @@ class Project:
         if self._importers is None:
             index: dict[str, list[Path]] = {}
             callables: set[str] = set()
+            wrappers: set[str] = set()
             for file in self.files():
                 read = _read_regular(file)
                 if read is None:
@@ -300,8 +302,16 @@ class Project:
                     index.setdefault(word, []).append(file)
                 if b"__call__" in read[0]:
                     callables |= _symbols_spelling(read[0], _callable_touching_gradients, follow_calls=False)
-            self._importers, self._gradient_callables = index, frozenset(callables)
+                if DDP_BYTES.search(read[0]):
+                    wrappers |= _symbols_spelling(read[0], DDP_BYTES.search)
+            self._importers, self._gradient_callables, self._ddp_wrappers = index, frozenset(callables), frozenset(wrappers)
         return self._importers
+
+    def ddp_wrappers(self) -> frozenset[str]:
+        """Names of the project's top-level functions whose text spells a DDP wrapper, or calls
+        one that does (read off the text with the caller index)."""
+        self.importers()
+        return self._ddp_wrappers
 
     def gradient_callables(self) -> frozenset[str]:
         """Top-level classes of the project whose `__call__` may run backward, as timm's
@@ -514,6 +524,8 @@ class ProjectContext:
         returns: `model = smart_DDP(model)` where utils wraps the model in DDP. Only functions
         whose text spells a DDP wrapper (or a package's re-export of one) are summarised for
         it; () when unknown."""
+        if self.project is None or qualname.rsplit(".", 1)[-1] not in self.project.ddp_wrappers():
+            return ()  # asked for every assignment from a call: most name no DDP wrapper
         located = self._locate(module, qualname)
         if located is None or len(located[1]) != 1:
             return ()
