@@ -85,6 +85,12 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             return _boundary(value, resolve, depth + 1) if value is not None else (True, None)
         case ast.Compare(left=left, ops=[op], comparators=[right]):
             return _compare_boundary(left, op, right)
+        case ast.IfExp(test=inner, body=ast.Constant(value=when_true), orelse=ast.Constant(value=when_false)) if (
+            {when_true, when_false} == {True, False} and isinstance(when_true, bool)
+        ):
+            # `is_update = True if step % N == 0 else False`: the test itself, or its negation
+            polarity, boundary = _boundary(inner, resolve, depth + 1)
+            return (polarity if when_true else not polarity), boundary
         case ast.Call() if (value := resolve(test)) is not None:
             # `if self._should_step():` -- what the helper returns
             return _boundary(value, resolve, depth + 1)

@@ -60,10 +60,11 @@ class SchedulerPerMicroBatch(LoopRule):
                 continue
             if sched.target in prepared_names(model):
                 continue  # Accelerate's scheduler wrapper steps only when the optimizer did
-            if step.inlined and not sched.inlined and _told_when(step):
-                # `self.train_batch(x, apply_gradients)`: the caller counts its schedule in calls
-                # of a helper that it tells when to apply; whether that is wrong depends on how
-                # the schedule was built, which this loop does not show
+            if step.inlined and _told_when(step):
+                # `self.train_batch(x, apply_gradients)`, `optimizer_step(loss, ..., is_update)`:
+                # the caller counts its schedule in calls of a helper that it tells when to apply
+                # (the scheduler stepped by the caller or by the helper on every call); whether
+                # that is wrong depends on how the schedule was built, which this loop does not show
                 continue
             message = (
                 f"`{sched.target}.step()` runs on every micro-batch while {code(model, step)} waits "

@@ -93,6 +93,26 @@ def test_an_or_with_no_tail_test_is_no_boundary(test):
     assert guard_of(test).boundary is None
 
 
+@pytest.mark.parametrize(
+    "value, holds_at_end",
+    [
+        ("True if train_step % args.grad_acc == 0 else False", True),
+        ("False if train_step % args.grad_acc == 0 else True", False),
+        ("True if (step + 1) % accum != 0 else False", False),
+    ],
+)
+def test_a_flag_spelled_as_a_conditional_of_two_booleans(value, holds_at_end):
+    guard = guard_of("is_update", names={"is_update": value})
+    boundary = guard.boundary if holds_at_end else guard.inside_window
+    assert boundary is not None and ast.unparse(boundary.factor) in ("args.grad_acc", "accum")
+    assert (guard.boundary is None) == (not holds_at_end)
+
+
+@pytest.mark.parametrize("value", ["1 if i % accum == 0 else 0", "lr if i % accum == 0 else 0.0", "True if rank == 0 else False"])
+def test_a_conditional_that_is_no_pair_of_booleans_or_no_boundary_is_none(value):
+    assert guard_of("flag", names={"flag": value}).boundary is None
+
+
 def test_a_boundary_flag_kept_on_self():
     guard = guard_of("self.sync_gradients", names={"self.sync_gradients": "self.micro_step % self.accum == 0"})
     assert ast.unparse(guard.boundary.factor) == "self.accum"
