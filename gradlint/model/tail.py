@@ -14,7 +14,9 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, resolve_callee
 from gradlint.model.clearing import clearing_of
+from gradlint.model.events import Kind
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -38,11 +40,11 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if accumulation is None or accumulation.guard is None or not isinstance(node, ast.For):
         return None
     boundary = accumulation.guard.boundary
-    counted = _enumerate(node)
+    counted = _enumerate(model, node)
     if boundary.flushes_tail or counted is None or boundary.counters != frozenset({counted[0]}):
         return None
     counter, start, source = counted
-    if _breaks_on(node.body, counter) or _steps_after(model, node, loop.optimizer):
+    if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizer):
         return None
     block = model.parents.block.get(node, [])
     before = block[: block.index(node)] if node in block else []
@@ -50,9 +52,10 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     return EpochTail(counter, start, source, cleared)
 
 
-def _enumerate(loop: ast.For) -> tuple[str, int, ast.expr] | None:
+def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int, ast.expr] | None:
     """(index name, start, iterated object) of `for i, x in enumerate(obj[, start])`, when
-    `obj` has a visible length (a name or attribute, possibly inside a progress bar)."""
+    `obj` has a visible length (a name or attribute, possibly inside a progress bar, or handed
+    to a generator that yields each of its items)."""
     call, target = _unwrap_progress(loop.iter), loop.target
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "enumerate" and call.args):
         return None
@@ -62,6 +65,8 @@ def _enumerate(loop: ast.For) -> tuple[str, int, ast.expr] | None:
     if starts and not (isinstance(starts[0], ast.Constant) and isinstance(starts[0].value, int)):
         return None
     source = _unwrap_progress(call.args[0])
+    if isinstance(source, ast.Call):
+        source = _item_by_item(model, loop, source) or source
     if dotted(source) is None:
         return None  # a generator, iter(...), zip(...): its length is not known
     return target.elts[0].id, starts[0].value if starts else 0, source
@@ -72,6 +77,47 @@ def _unwrap_progress(expr: ast.expr) -> ast.expr:
     if isinstance(expr, ast.Call) and expr.args and (dotted(expr.func) or "").rsplit(".", 1)[-1] in PROGRESS_WRAPPERS:
         return expr.args[0]
     return expr
+
+
+def _item_by_item(model: "ModuleModel", loop: ast.For, call: ast.Call) -> ast.expr | None:
+    """The iterable a call hands to a generator the model can read that yields each of its
+    items once, as it gets them: `metric_logger.log_every(data_loader, print_freq)` (a
+    `for obj in iterable: ... yield obj` that logs around it) has the loader's length."""
+    scope = model.parents.scope_of(loop)
+    callee = resolve_callee(model, call, CallContext(model, scope, class_of_scope(model, scope)))
+    if callee is None or isinstance(callee.function, ast.Lambda):
+        return None
+    yields = [n for n in ast.walk(callee.function) if isinstance(n, (ast.Yield, ast.YieldFrom))]
+    if len(yields) != 1 or not isinstance(yields[0], ast.Yield):
+        return None  # nested functions are counted too: one yield in all, to be sure
+    for stmt in ast.walk(callee.function):
+        walked = _item_and_iterable(stmt) if isinstance(stmt, ast.For) else None
+        if (
+            walked is not None and any(_yields_name(s, yields[0], walked[0]) for s in stmt.body)
+            and not any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for b in stmt.body for n in ast.walk(b))
+        ):
+            return bind_arguments(callee, call).get(walked[1])  # the loop skips and stops at nothing
+    return None
+
+
+def _item_and_iterable(loop: ast.For) -> tuple[str, str] | None:
+    """(item, iterable) names of `for item in iterable` or `for i, item in enumerate(iterable)`."""
+    target, source = loop.target, loop.iter
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" and len(source.args) == 1:
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+            return None
+        target, source = target.elts[1], source.args[0]
+    if isinstance(target, ast.Name) and isinstance(source, ast.Name):
+        return target.id, source.id
+    return None
+
+
+def _yields_name(stmt: ast.stmt, the_yield: ast.Yield, name: str) -> bool:
+    """`yield name` as a statement of the loop body itself (not under a test)."""
+    return (
+        isinstance(stmt, ast.Expr) and stmt.value is the_yield
+        and isinstance(the_yield.value, ast.Name) and the_yield.value.id == name
+    )
 
 
 def _breaks_on(body: list[ast.stmt], counter: str) -> bool:
@@ -90,6 +136,28 @@ def _breaks_on(body: list[ast.stmt], counter: str) -> bool:
         )
         stack.extend((n, counted or tests_counter) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
     return False
+
+
+def _skips_before_backward(body: list[ast.stmt], counter: str, loop: "TrainingLoop") -> bool:
+    """`step = i // accum; if step >= steps_per_epoch: continue` ahead of the forward: the
+    micro-batches past the last full window are skipped before any backward, so none is left
+    without a step (a test of the index, or of a name the body derives from it)."""
+    lines = [e.anchor.lineno for e in loop.events if e.kind is Kind.BACKWARD]
+    if not lines:
+        return False
+    derived = {counter} | {
+        target.id for stmt in body if isinstance(stmt, ast.Assign) and _reads(stmt.value, {counter})
+        for target in stmt.targets if isinstance(target, ast.Name)
+    }
+    return any(
+        isinstance(stmt, ast.If) and stmt.lineno < min(lines) and _reads(stmt.test, derived)
+        and any(isinstance(n, (ast.Continue, ast.Break)) for s in stmt.body for n in ast.walk(s))
+        for stmt in body
+    )
+
+
+def _reads(expr: ast.expr, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
 
 
 def _steps_after(model: "ModuleModel", loop: ast.For, optimizer: str | None) -> bool:

@@ -98,6 +98,12 @@ class DroppedTailMicroBatches(LoopRule):
         guard = loop.accumulation.guard
         factor = factor_text(model, loop.accumulation.factor)
         source = model.source(tail.source)
+        step = next((e for e in loop.on_path(*STEPS) if guard in e.guards), None)
+        elsewhere = step is not None and step.elsewhere
+        if elsewhere:  # tested in another object's helper the loop hands its boundary to (`loss_scaler(..., update_grad=...)`)
+            when, span = f"{code(model, step)} runs only every `{factor}` micro-batches", model.span(step.anchor)
+        else:
+            when, span = f"the step runs only when `{model.source(guard.test)}`", model.span(guard.test)
         fate = (
             "the gradients are cleared before the next epoch, so those batches are dropped"
             if tail.cleared_before else
@@ -105,10 +111,10 @@ class DroppedTailMicroBatches(LoopRule):
             f"of more than `{factor}` micro-batches) and the last epoch's are lost"
         )
         message = (
-            f"the step runs only when `{model.source(guard.test)}`: when `len({source})` is not a "
-            f"multiple of `{factor}`, the last micro-batches of every epoch never reach a step; {fate}"
+            f"{when}: when `len({source})` is not a multiple of `{factor}`, the last micro-batches "
+            f"of every epoch never reach a step; {fate}"
         )
-        yield Finding(self.code, model.span(guard.test), message, self._fix(model, loop, guard, tail, source))
+        yield Finding(self.code, span, message, None if elsewhere else self._fix(model, loop, guard, tail, source))
 
     def _fix(self, model, loop, guard, tail, source):
         if model.parents.scope_of(guard.node) is not loop.scope or tail.start not in (0, 1):
@@ -125,3 +131,4 @@ class DroppedTailMicroBatches(LoopRule):
             "Also step on the epoch's last micro-batch",
             ReplaceExpression(model.position(guard.test), original, new),
         )
+

@@ -18,7 +18,7 @@ class LossScaler:
 
     def __call__(self, loss, optimizer, clip_grad=None, parameters=None, create_graph=False, update_grad=True):
         self._scaler.scale(loss).backward(create_graph=create_graph)
-        if update_grad:  # expect: GL205
+        if update_grad:
             if clip_grad is not None:
                 self._scaler.unscale_(optimizer)
                 norm = torch.nn.utils.clip_grad_norm_(parameters, clip_grad)
@@ -50,7 +50,7 @@ def train_one_epoch(model, criterion, data_loader, optimizer, device, epoch, los
         if not math.isfinite(loss_value):
             print(f"Loss is {loss_value}, stopping training")
             sys.exit(1)
-        loss_scaler(loss, optimizer, clip_grad=max_norm,
+        loss_scaler(loss, optimizer, clip_grad=max_norm,  # expect: GL205
                     parameters=model.parameters(), create_graph=False,
                     update_grad=(data_iter_step + 1) % accum_iter == 0)
         if (data_iter_step + 1) % accum_iter == 0:

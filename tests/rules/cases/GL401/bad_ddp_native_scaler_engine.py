@@ -16,7 +16,7 @@ class NativeScalerWithGradNormCount:
 
     def __call__(self, loss, optimizer, clip_grad=None, parameters=None, create_graph=False, update_grad=True):
         self._scaler.scale(loss).backward(create_graph=create_graph)
-        if update_grad:  # expect: GL205
+        if update_grad:
             if clip_grad is not None:
                 self._scaler.unscale_(optimizer)
                 norm = torch.nn.utils.clip_grad_norm_(parameters, clip_grad)
@@ -42,7 +42,7 @@ def train_one_epoch(model, data_loader, optimizer, device, epoch, loss_scaler, a
         if not math.isfinite(loss_value):
             sys.exit(1)
         loss /= accum_iter
-        loss_scaler(loss, optimizer, parameters=model.parameters(),  # expect: GL401
+        loss_scaler(loss, optimizer, parameters=model.parameters(),  # expect: GL401, GL205
                     update_grad=(data_iter_step + 1) % accum_iter == 0)
         if (data_iter_step + 1) % accum_iter == 0:
             optimizer.zero_grad()
