@@ -312,6 +312,8 @@ class EventWalker:
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
+            if method == "backward" and receiver_role is Role.DDP_MODEL:
+                return  # DDP has no backward(): the engine's, on the branch that builds one
             if method == "backward" and not _is_self(receiver):
                 # `torch.autograd.backward(loss)` runs on its argument
                 autograd = (frame.module.imports.qualname(receiver) or "").endswith("autograd") and call.args

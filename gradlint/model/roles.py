@@ -133,7 +133,7 @@ class Roles:
                     self._assign([target.elts[0]], role)
                 continue
             name = dotted(target)
-            if name and (role is not Role.DDP_MODEL or self._roles.get(name) is None):
+            if name and _takes(self._roles.get(name), role):
                 self._roles[name] = role
 
     def of(self, expr: ast.AST) -> Role | None:
@@ -145,6 +145,16 @@ class Roles:
 
     def named(self, role: Role) -> list[str]:
         return [name for name, r in self._roles.items() if r is role]
+
+
+def _takes(held: Role | None, role: Role) -> bool:
+    """Whether a name holding `held` takes `role` from another assignment. DDP never replaces
+    a role, except an engine's: `main` builds a DeepSpeed engine on one branch and DDP on the
+    other, and on the DDP branch the loop's own backward all-reduces (loops that only call
+    the engine's backward and step have no optimizer step of their own and stay silent)."""
+    if role is Role.DDP_MODEL:
+        return held is None or held is Role.ENGINE
+    return not (role is Role.ENGINE and held is Role.DDP_MODEL)
 
 
 def either(first: Role | None, second: Role | None) -> Role | None:
@@ -202,6 +212,10 @@ def _role_from_usage(name: str, called: set[str]) -> dict[str, Role]:
         return {name: Role.SCHEDULER}
     if "scale" in called and ("scaler" in last.lower()):
         return {name: Role.SCALER}
+    if "backward" in called and "step" in called and not OPTIMIZER_NAME.search(last):
+        # `model.backward(loss); model.step()`: an engine running its own backward (DeepSpeed's
+        # under a plain name): what it is comes from where it is built, not from its methods
+        return {}
     if "step" in called and ("zero_grad" in called or OPTIMIZER_NAME.search(last)):
         return {name: Role.OPTIMIZER}
     return {}

@@ -461,3 +461,89 @@ def test_ddp_model_from_a_factory_tuple_passed_conditionally_through_a_package_i
     assert codes(check(gradlint, ".")) == [("classification.py", "GL401")]
     (workdir / "main.py").write_text(textwrap.dedent(CLS_MAIN).replace("ddp_model if", "ema_model if"))
     assert codes(check(gradlint, ".")) == []
+
+
+DS_OR_DDP_ENGINE = """
+import torch
+
+
+def train_one_epoch(model, loader, optimizer, criterion, scaler, accum_steps):
+    model.train()
+    for it, (images, labels) in enumerate(loader):
+        with torch.autocast("cuda", enabled=scaler is not None):
+            loss = criterion(model(images.cuda()), labels.cuda()) / accum_steps
+        if scaler is None:
+            model.backward(loss)
+            model.step()
+        else:
+            scaler.scale(loss).backward()
+            if (it + 1) % accum_steps == 0:
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+"""
+
+DS_ONLY_ENGINE = """
+def train_one_epoch(model, loader, optimizer, criterion, scaler, accum_steps):
+    model.train()
+    for it, (images, labels) in enumerate(loader):
+        loss = criterion(model(images.cuda()), labels.cuda()) / accum_steps
+        model.backward(loss)
+        if (it + 1) % accum_steps == 0:
+            model.step()
+            model.zero_grad()
+"""
+
+DS_OR_DDP_MAIN = """
+import deepspeed
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+from engine import train_one_epoch
+
+
+def main(args, net, loader, criterion):
+    if args.deepspeed:
+        scaler = None
+        model, optimizer, _, _ = deepspeed.initialize(args=args, model=net, model_parameters=net.parameters())
+    else:
+        model = net.cuda()
+        if args.distributed:
+            model = DistributedDataParallel(model, device_ids=[args.gpu])
+        optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+        scaler = torch.amp.GradScaler("cuda")
+    for epoch in range(args.epochs):
+        train_one_epoch(model, loader, optimizer, criterion, scaler, args.accum_steps)
+"""
+
+
+def test_deepspeed_or_ddp_behind_a_flag_is_gl401_on_the_plain_backward(workdir, gradlint):
+    """VideoMAE style: `main` builds a DeepSpeed engine or a DDP model behind a flag and the
+    engine calls `model.backward(loss)` on one branch, its own scaled backward on the other:
+    the plain branch accumulates over a DDP model. An engine that only calls the DeepSpeed API
+    is silent, and so is the same loop when `main` never wraps the model in DDP."""
+    project(workdir, {"engine.py": DS_OR_DDP_ENGINE, "main.py": DS_OR_DDP_MAIN})
+    run = check(gradlint, ".")
+    assert codes(run) == [("engine.py", "GL401")], run
+    assert "scaler.scale(loss).backward()" in run.stdout
+    (workdir / "engine.py").write_text(textwrap.dedent(DS_ONLY_ENGINE))
+    assert codes(check(gradlint, ".")) == []
+    (workdir / "engine.py").write_text(textwrap.dedent(DS_OR_DDP_ENGINE))
+    (workdir / "main.py").write_text(
+        textwrap.dedent(DS_OR_DDP_MAIN).replace("model = DistributedDataParallel(model, device_ids=[args.gpu])", "model = model.to(args.gpu)")
+    )
+    assert codes(check(gradlint, ".")) == []
+
+
+def test_deepspeed_or_ddp_engine_with_no_sync_is_silent(workdir, gradlint):
+    """The same pair, with the plain branch's non-final micro-batches under `model.no_sync()`."""
+    engine = DS_OR_DDP_ENGINE.replace(
+        "            scaler.scale(loss).backward()\n",
+        "            if (it + 1) % accum_steps != 0:\n"
+        "                with model.no_sync():\n"
+        "                    scaler.scale(loss).backward()\n"
+        "            else:\n"
+        "                scaler.scale(loss).backward()\n",
+    )
+    project(workdir, {"engine.py": engine, "main.py": DS_OR_DDP_MAIN})
+    assert codes(check(gradlint, ".")) == []

@@ -167,3 +167,46 @@ def test_frameworks_and_gans_are_not_plain():
     )
     assert not accelerate.loops[0].plain
     assert not gan.loops[0].plain
+
+
+def test_ddp_on_one_branch_and_a_deepspeed_engine_on_the_other_is_ddp():
+    """Whichever branch comes first in the file: the DDP branch runs the loop's own backward."""
+    engine_first = """
+        import deepspeed
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        if args.deepspeed:
+            model, optimizer, _, _ = deepspeed.initialize(args=args, model=net)
+        else:
+            model = DDP(net, device_ids=[rank])
+        """
+    ddp_first = """
+        import deepspeed
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        if not args.deepspeed:
+            model = DDP(net, device_ids=[rank])
+        else:
+            model, optimizer, _, _ = deepspeed.initialize(args=args, model=net)
+        """
+    assert role(model_of(engine_first), "model") is Role.DDP_MODEL
+    assert role(model_of(ddp_first), "model") is Role.DDP_MODEL
+    assert role(model_of(engine_first.replace("model = DDP(net, device_ids=[rank])", "model = net")), "model") is Role.ENGINE
+
+
+def test_a_parameter_running_its_own_backward_and_step_is_no_optimizer():
+    """`model.backward(loss); model.step()` is a DeepSpeed engine under a plain name, not an
+    optimizer; an `optimizer.backward(loss)` of an fp16 optimizer wrapper stays one."""
+    model = model_of(
+        """
+        def train(model, optimizer, loader):
+            for x, y in loader:
+                model.backward(model(x).sum())
+                model.step()
+                model.zero_grad()
+                optimizer.backward(model(x).sum())
+                optimizer.step()
+        """
+    )
+    assert role(model, "model") is None
+    assert role(model, "optimizer") is Role.OPTIMIZER
