@@ -90,6 +90,10 @@ class Roles:
         for targets, qualname in elsewhere:  # `model = smart_DDP(model)` from utils/torch_utils.py
             returned = model.project.returned_roles(model, qualname)
             self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
+        for cls in model.classes.values():  # `self.model` read through `@property def model`
+            for name, method in model.methods(cls).items():
+                if any(_names_property(d) for d in method.decorator_list):
+                    self._from_function(model, [_self_attribute(name)], method)
         # What is called on which name: `optimizer` passed in as a parameter is an optimizer
         # because the code calls its step() and zero_grad().
         for name, called in _method_usage(model).items():
@@ -145,6 +149,15 @@ class Roles:
 
     def named(self, role: Role) -> list[str]:
         return [name for name, r in self._roles.items() if r is role]
+
+
+def _names_property(decorator: ast.expr) -> bool:
+    name = dotted(decorator)
+    return name is not None and name.rsplit(".", 1)[-1] in ("property", "cached_property")
+
+
+def _self_attribute(name: str) -> ast.Attribute:
+    return ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=name, ctx=ast.Store())
 
 
 def _takes(held: Role | None, role: Role) -> bool:

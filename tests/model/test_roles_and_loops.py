@@ -210,3 +210,44 @@ def test_a_parameter_running_its_own_backward_and_step_is_no_optimizer():
     )
     assert role(model, "model") is None
     assert role(model, "optimizer") is Role.OPTIMIZER
+
+
+RUNNER = """
+    import torch
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+    class Runner:
+        def __init__(self, cfg, model, loader):
+            self.cfg, self._model, self.loader = cfg, model, loader
+            self._wrapped_model = None
+            self.optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+
+        @property
+        def model(self):
+            if self._wrapped_model is None:
+                if self.cfg.distributed:
+                    self._wrapped_model = DDP(self._model, device_ids=[self.cfg.gpu])
+                else:
+                    self._wrapped_model = self._model
+            return self._wrapped_model
+
+        def train_epoch(self):
+            for i, (x, y) in enumerate(self.loader):
+                loss = torch.nn.functional.cross_entropy(self.model(x), y) / self.cfg.accum
+                loss.backward()
+                if (i + 1) % self.cfg.accum == 0:
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+    """
+
+
+def test_a_property_returning_the_ddp_wrapper_gives_self_attribute_the_ddp_role():
+    """LAVIS-style runner: `self.model` reads `@property def model`, which wraps in DDP on the
+    distributed branch; a property that returns the bare model gives no role."""
+    runner = model_of(RUNNER)
+    assert role(runner, "self.model") is Role.DDP_MODEL
+    assert [e.target for e in runner.loops[0].events if e.kind is Kind.FORWARD] == ["self.model"]
+    bare = model_of(RUNNER.replace("return self._wrapped_model", "return self._model"))
+    assert role(bare, "self.model") is None
+    assert not [e for e in bare.loops[0].events if e.kind is Kind.FORWARD]
