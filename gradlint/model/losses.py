@@ -33,6 +33,14 @@ def loss_normalized(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: 
     return _Analysis(model).expr(expr, scope, line, 0)
 
 
+def running_counter_divisor(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> ast.expr | None:
+    """The counter a raw loss is divided by on its way (`loss / accum_n_steps`, counted up
+    one by one), when the analysis passes through one."""
+    analysis = _Analysis(model)
+    analysis.expr(expr, scope, line, 0)
+    return analysis.counters[0] if analysis.counters else None
+
+
 class _Analysis:
     """`caller` = (bound arguments, the caller's analysis, its scope, the call's line) while a
     helper's returns are read: a parameter it hands back is what the caller passed."""
@@ -40,12 +48,16 @@ class _Analysis:
     def __init__(self, model: "ModuleModel", caller=None):
         self.model = model
         self.caller = caller
+        self.counters: list[ast.expr] = []  # running counters divided by on the way
 
     def expr(self, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
         if depth > MAX_DEPTH:
             return None
         match expr:
             case ast.BinOp(op=ast.Div() | ast.FloorDiv(), left=left, right=right):
+                if self.running_counter(right, scope):
+                    self.counters.append(right)
+                    return self.expr(left, scope, line, depth + 1)
                 if self.counts_processes(right, scope, line, depth):
                     return self.expr(left, scope, line, depth + 1)
                 return True
@@ -147,6 +159,15 @@ class _Analysis:
             return None
         is_parameter = scope is not None and any(a.arg == expr.id for a in _parameters(scope))
         return self.caller[0].get(expr.id) if is_parameter else None
+
+    def running_counter(self, divisor: ast.expr, scope: ast.AST) -> bool:
+        """A name the code counts up one by one (`accum_n_steps += 1`): dividing by it weighs
+        the window's micro-batches 1, 1/2, 1/3 ... instead of dividing each by the window's length."""
+        name = dotted(divisor) if isinstance(divisor, (ast.Name, ast.Attribute)) else None
+        return name is not None and any(
+            isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and isinstance(s.value, ast.Constant) and s.value.value == 1
+            for s in self.model.scope(scope).assignments.get(name, ())
+        )
 
     def counts_processes(self, divisor: ast.expr, scope: ast.AST, line: int, depth: int) -> bool:
         """`world_size`, `args.world_size`, `dist.get_world_size()`, or a name given one of them

@@ -70,6 +70,8 @@ def test_normalized(body):
         "loss = crit(model(x), y) / dist.get_world_size()\nloss.backward()\n",
         "ws = torch.distributed.get_world_size()\nloss = crit(model(x), y)\nloss /= ws\nloss.backward()\n",
         "loss = crit(model(x), y).div(args.world_size)\nloss.backward()\n",
+        # a counter of the window's micro-batches so far weighs them 1, 1/2, 1/3 ...
+        "micro = 0\nmicro += 1\nloss = crit(model(x), y) / micro\nloss.backward()\n",
     ],
 )
 def test_visibly_not_normalized(body):
