@@ -342,7 +342,9 @@ class EventWalker:
                     self._add(kind, call, stmt, target=name, optimizer=optimizer)
                 return
             if receiver_role is Role.SCHEDULER and method == "step":
-                self._add(Kind.SCHED_STEP, call, stmt, target=name)
+                start = len(self.events)
+                if not self._follow(call) or len(self.events) == start:  # else a project class that steps the optimizer
+                    self._add(Kind.SCHED_STEP, call, stmt, target=name)
                 return
             if method == "zero_grad" or (method == "zero_" and _is_grad(receiver)):
                 if method == "zero_grad" or not _selective_clear(self.frame.module, stmt):

@@ -71,8 +71,10 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             return (not polarity), boundary
         case ast.BoolOp(op=ast.Or(), values=values):
             found = [_boundary(v, resolve, depth + 1) for v in values]
-            hits = [(p, b) for p, b in found if b is not None and p]
-            if len(hits) == 1 and len(values) > 1 and all(_is_tail_test(v) for v, (p, b) in zip(values, found) if b is None or not p):
+            hits = [(v, b) for v, (p, b) in zip(values, found) if b is not None and p]
+            if len(hits) > 1:  # `step == self.epoch_len - 1` reads as a window's end too: it is the tail
+                hits = [(v, b) for v, b in hits if not _is_tail_test(v)]
+            if len(hits) == 1 and len(values) > 1 and all(_is_tail_test(v) for v in values if v is not hits[0][0]):
                 boundary = hits[0][1]
                 return True, Boundary(boundary.factor, boundary.counters, True)
             return True, None

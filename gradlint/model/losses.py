@@ -6,20 +6,24 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
+from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, resolve_callee
 from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
 MAX_DEPTH = 8
-NORMALIZING_METHODS = frozenset({"div", "div_", "true_divide", "divide", "mul", "mul_", "multiply"})
+DIVIDING_METHODS = frozenset({"div", "div_", "true_divide", "divide"})
+NORMALIZING_METHODS = DIVIDING_METHODS | {"mul", "mul_", "multiply"}
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
 RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|module|forward|^F$", re.IGNORECASE)
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`):
 # it sets the term's share, it does not divide by the window.
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma"})
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
+# The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
+# which leaves each rank's loss as large as before, so it does not divide by the window.
+PROCESS_COUNT_NAMES = frozenset({"world_size", "num_gpus", "n_gpu", "n_gpus", "ngpus", "num_processes", "num_replicas"})
 OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
 
 
@@ -29,15 +33,33 @@ def loss_normalized(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: 
     return _Analysis(model).expr(expr, scope, line, 0)
 
 
+def running_counter_divisor(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> ast.expr | None:
+    """The counter a raw loss is divided by on its way (`loss / accum_n_steps`, counted up
+    one by one), when the analysis passes through one."""
+    analysis = _Analysis(model)
+    analysis.expr(expr, scope, line, 0)
+    return analysis.counters[0] if analysis.counters else None
+
+
 class _Analysis:
-    def __init__(self, model: "ModuleModel"):
+    """`caller` = (bound arguments, the caller's analysis, its scope, the call's line) while a
+    helper's returns are read: a parameter it hands back is what the caller passed."""
+
+    def __init__(self, model: "ModuleModel", caller=None):
         self.model = model
+        self.caller = caller
+        self.counters: list[ast.expr] = []  # running counters divided by on the way
 
     def expr(self, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
         if depth > MAX_DEPTH:
             return None
         match expr:
-            case ast.BinOp(op=ast.Div() | ast.FloorDiv()):
+            case ast.BinOp(op=ast.Div() | ast.FloorDiv(), left=left, right=right):
+                if self.running_counter(right, scope):
+                    self.counters.append(right)
+                    return self.expr(left, scope, line, depth + 1)
+                if self.counts_processes(right, scope, line, depth):
+                    return self.expr(left, scope, line, depth + 1)
                 return True
             case ast.BinOp(op=ast.Mult(), left=left, right=right):
                 factor, value = (left, right) if _is_int_literal(left) else (right, left)
@@ -60,6 +82,10 @@ class _Analysis:
                 # total; it is normalized only when one side visibly is
                 verdicts = (self.expr(left, scope, line, depth + 1), self.expr(right, scope, line, depth + 1))
                 return True if True in verdicts else (False if False in verdicts else None)
+            case ast.Call(func=ast.Attribute(value=receiver, attr=method), args=[divisor]) if (
+                method in DIVIDING_METHODS and self.counts_processes(divisor, scope, line, depth)
+            ):
+                return self.expr(receiver, scope, line, depth + 1)
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in NORMALIZING_METHODS:
                 return True
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in PASS_THROUGH_METHODS:
@@ -82,7 +108,7 @@ class _Analysis:
         helper = resolve_callee(self.model, call, context)
         if helper is not None and not isinstance(helper.function, ast.Lambda):
             # a function or method of the project that computes the loss: what it returns
-            inner = _Analysis(helper.module)
+            inner = _Analysis(helper.module, (bind_arguments(helper, call), self, scope, call.lineno))
             returns = [(_element(r, element), r.lineno) for r in helper.module.returns(helper.function)]
             verdicts = [inner.expr(r, helper.function, line + 1, depth + 1) if r is not None else None for r, line in returns]
             if True in verdicts:
@@ -109,6 +135,10 @@ class _Analysis:
         table = self.model.scope(scope)
         assignments = table.before(name, line)
         if not assignments:
+            passed = self.passed(expr, scope)
+            if passed is not None:
+                arguments, caller, caller_scope, caller_line = self.caller
+                return caller.expr(passed, caller_scope, caller_line, depth + 1)
             base = dotted(expr.value) if isinstance(expr, ast.Attribute) else None
             if base in table.assignments:  # `outputs.loss` of an output assigned here
                 producers = [getattr(s, "value", None) for s in table.assignments[base]]
@@ -123,8 +153,49 @@ class _Analysis:
             return True
         return False if all(v is False for v in verdicts) else None
 
+    def passed(self, expr: ast.expr, scope: ast.AST) -> ast.expr | None:
+        """The argument the caller passed for a parameter of the helper being read."""
+        if self.caller is None or not isinstance(expr, ast.Name):
+            return None
+        is_parameter = scope is not None and any(a.arg == expr.id for a in _parameters(scope))
+        return self.caller[0].get(expr.id) if is_parameter else None
+
+    def running_counter(self, divisor: ast.expr, scope: ast.AST) -> bool:
+        """A name the code counts up one by one (`accum_n_steps += 1`): dividing by it weighs
+        the window's micro-batches 1, 1/2, 1/3 ... instead of dividing each by the window's length."""
+        name = dotted(divisor) if isinstance(divisor, (ast.Name, ast.Attribute)) else None
+        return name is not None and any(
+            isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and isinstance(s.value, ast.Constant) and s.value.value == 1
+            for s in self.model.scope(scope).assignments.get(name, ())
+        )
+
+    def counts_processes(self, divisor: ast.expr, scope: ast.AST, line: int, depth: int) -> bool:
+        """`world_size`, `args.world_size`, `dist.get_world_size()`, or a name given one of them
+        (a helper's parameter: what its caller passed)."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(divisor, ast.Call):
+            return dotted(divisor.func) is not None and dotted(divisor.func).endswith("get_world_size")
+        name = dotted(divisor)
+        if name is None:
+            return False
+        last = name.rsplit(".", 1)[-1].lower()
+        if last in PROCESS_COUNT_NAMES or last.endswith("_world_size"):
+            return True
+        earlier = self.model.scope(scope).before(name, line)
+        values = [getattr(s, "value", None) for s in earlier if isinstance(s, (ast.Assign, ast.AnnAssign))]
+        if earlier and len(values) == len(earlier):
+            return all(v is not None and self.counts_processes(v, scope, s.lineno, depth + 1) for v, s in zip(values, earlier))
+        passed = self.passed(divisor, scope) if not earlier else None
+        if passed is not None:
+            arguments, caller, caller_scope, caller_line = self.caller
+            return caller.counts_processes(passed, caller_scope, caller_line, depth + 1)
+        return False
+
     def assignment(self, stmt: ast.stmt, target: ast.expr, scope: ast.AST, depth: int) -> bool | None:
         if isinstance(stmt, ast.AugAssign):
+            if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) and self.counts_processes(stmt.value, scope, stmt.lineno, depth):
+                return self.name(target, scope, stmt.lineno, depth + 1)
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) or (
                 isinstance(stmt.op, ast.Mult) and not _is_int_literal(stmt.value)
             ):
@@ -152,6 +223,11 @@ class _Analysis:
         if True in verdicts:
             return True
         return False if all(v is False for v in verdicts) else None
+
+
+def _parameters(function: ast.AST) -> list[ast.arg]:
+    args = getattr(function, "args", None)
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs] if isinstance(args, ast.arguments) else []
 
 
 def _starts_a_sum(stmt: ast.stmt) -> bool:

@@ -139,6 +139,8 @@ class Project:
             bases = [base]
         else:
             bases = self._absolute_bases(importer)
+            if parts and parts[0] == self.root.name:  # the root is the package: `mae_st.util.misc` in mae_st/
+                bases = [*bases, self.root.parent]
         for base in bases:
             if not parts or not self._may_hold(base, parts[0]):
                 continue
@@ -157,7 +159,7 @@ class Project:
     def may_hold_top_level(self, importer: Path, name: str) -> bool:
         """Whether an absolute import of `name` (`torch` of `torch.cat`) from `importer` can
         be a project module: most dotted names a module calls are not."""
-        return any(self._may_hold(base, name) for base in self._absolute_bases(importer))
+        return name == self.root.name or any(self._may_hold(base, name) for base in self._absolute_bases(importer))
 
     def _read(self, path: Path) -> bytes | None:
         """A module's bytes, its stamp noted (a cached result that used it depends on it)."""

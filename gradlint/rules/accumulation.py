@@ -7,6 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
+from gradlint.model.losses import running_counter_divisor
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move
 
@@ -29,6 +30,16 @@ class AccumulationWithoutLossScaling(Rule):
             for backward in loop.on_path(Kind.BACKWARD):
                 rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
                 if rescaled or backward.loss_normalized() is not False:
+                    continue
+                counter = _running_counter(backward)
+                if counter is not None:
+                    message = (
+                        f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
+                        f"but the loss is divided by the running count `{model.source(counter)}` (1, 2, ... "
+                        f"within the window), not by `{factor}`: {code(model, step)} applies a sum that weighs "
+                        f"the first micro-batch most, not the gradient of the window's mean loss"
+                    )
+                    yield Finding(self.code, model.span(_where(backward, model)), message, None)
                     continue
                 if accumulation.counts_samples(model, loop.scope):
                     message = (
@@ -99,6 +110,15 @@ def _after_every_step(model, loop, steps):
         return end_of_step_run(model, loop, steps[-1])
     pair = model.parents.common_block(steps[0].stmt, steps[-1].stmt)
     return pair[1] if pair is not None and pair[0] is pair[1] else None
+
+
+def _running_counter(backward) -> ast.expr | None:
+    """The counter the loss is divided by (`loss / accum_n_steps`, counted up per micro-batch):
+    dividing again by the factor would not fix it, so such a finding has no fix."""
+    source = backward.loss_source
+    if source is None:
+        return None
+    return running_counter_divisor(source.module, source.expr, source.scope, source.line)
 
 
 def _where(backward, model):

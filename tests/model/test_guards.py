@@ -42,11 +42,15 @@ def test_boundaries(test, factor):
         "(i + 1) % accum == 0 or i == len(loader) - 1",
         "(step + 1) % N == 0 or (step + 1) == len(train_loader)",
         "(i + 1) % N == 0 or is_last_batch",
+        # the tail test reads as a window's end of its own (`counter == N - 1`)
+        "((global_step + 1) % self.grad_accum == 0) or (step == self.epoch_len - 1)",
+        "(i + 1) % N == 0 or i == num_batches - 1",
     ],
 )
 def test_boundaries_that_flush_the_tail(test):
     guard = guard_of(test)
     assert guard.boundary is not None and guard.boundary.flushes_tail
+    assert ast.unparse(guard.boundary.factor) in ("accum", "N", "self.grad_accum")
 
 
 def test_the_else_branch_of_a_boundary_is_inside_the_window():
@@ -87,6 +91,7 @@ def test_not_boundaries(test):
     [
         "(i + 1) % accum == 0 or should_append",  # `append` holds no `end`
         "(i + 1) % accum == 0 or pending",
+        "(i + 1) % accum == 0 or j == m - 1",  # two windows, neither the end of the epoch
     ],
 )
 def test_an_or_with_no_tail_test_is_no_boundary(test):

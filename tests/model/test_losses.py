@@ -41,6 +41,8 @@ def verdict(body: str):
         "ce = crit(model(x), y)\nloss = args.ce_weight * (ce / accum)\nloss.backward()\n",
         "ce = crit(model(x), y) / accum\nkl = crit(model(x), y) / accum\nloss = 0\nfor t in (ce, kl):\n    loss = loss + t\nloss.backward()\n",
         "losses = crit(model(x), y)\nscale = 1.0 / accum\nloss = (losses * scale).mean()\nloss.backward()\n",
+        # the window and the ranks together
+        "loss = crit(model(x), y) / (accum * dist.get_world_size())\nloss.backward()\n",
     ],
 )
 def test_normalized(body):
@@ -64,6 +66,12 @@ def test_normalized(body):
         "ce = crit(model(x), y)\nloss = 0\nloss += ce\nloss.backward()\n",
         # importance weights averaged over the micro-batch do not divide by the window
         "t, weights = sampler.sample(len(x))\nlosses = crit(model(x, t), y)\nloss = (losses * weights).mean()\nloss.backward()\n",
+        # averaged over the ranks: each rank's loss stays as large, the window is not divided
+        "loss = crit(model(x), y) / dist.get_world_size()\nloss.backward()\n",
+        "ws = torch.distributed.get_world_size()\nloss = crit(model(x), y)\nloss /= ws\nloss.backward()\n",
+        "loss = crit(model(x), y).div(args.world_size)\nloss.backward()\n",
+        # a counter of the window's micro-batches so far weighs them 1, 1/2, 1/3 ...
+        "micro = 0\nmicro += 1\nloss = crit(model(x), y) / micro\nloss.backward()\n",
     ],
 )
 def test_visibly_not_normalized(body):
@@ -100,6 +108,35 @@ def test_an_unpacked_helper_result_is_read_element_by_element():
         def train(model, x, y, accum):
             raw, logs = compute_losses(model(x), y, accum)
             scaled, logs = compute_scaled(model(x), y, accum)
+            raw.backward()
+            scaled.backward()
+        """
+    )
+    model = ModuleModel(ast.parse(source), source)
+    from gradlint.model.losses import loss_normalized
+
+    train = model.functions["train"]
+    raw_line, scaled_line = train.body[-2].lineno, train.body[-1].lineno
+    assert loss_normalized(model, ast.Name("raw"), train, raw_line) is False
+    assert loss_normalized(model, ast.Name("scaled"), train, scaled_line) is True
+
+
+def test_a_helper_hands_back_what_its_caller_passed():
+    source = textwrap.dedent(
+        """
+        import torch.distributed as dist
+
+        def average_over_ranks(value, world_size):
+            value = value.clone()
+            dist.all_reduce(value)
+            return value / world_size
+
+        def divide(value, steps):
+            return value / steps
+
+        def train(model, crit, x, y, args):
+            raw = average_over_ranks(crit(model(x), y), args.world_size)
+            scaled = divide(crit(model(x), y), args.accum_steps)
             raw.backward()
             scaled.backward()
         """

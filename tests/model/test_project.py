@@ -149,6 +149,27 @@ def test_src_layout_package_with_relative_imports_and_reexports(tmp_path):
     assert helper.path == (root / "src/trainer/utils.py").resolve()
 
 
+def test_a_root_folder_that_is_itself_the_package(tmp_path):
+    """A repository cloned as `vidmae/` whose modules import each other as `vidmae.engine`."""
+    root = write(tmp_path / "vidmae", {
+        ".git/HEAD": "",
+        "engine.py": ENGINE,
+        "util/misc.py": UTILS,
+        "main.py": """
+            import vidmae.util.misc as misc
+            from vidmae.engine import train_one_epoch
+            from other.engine import evaluate
+        """,
+    })
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "engine.py").write_text(ENGINE)  # beside the root: not the project's
+    project = Project(root)
+    main = root / "main.py"
+    assert resolve(project, main, "train_one_epoch").path == (root / "engine.py").resolve()
+    assert resolve(project, main, "misc.wrap_model").summary.returns == ("ddp model",)
+    assert resolve(project, main, "evaluate") is None
+
+
 def test_summaries_index_functions_classes_returns_and_calls(tmp_path):
     root = write(tmp_path, {
         "pyproject.toml": "", "engine.py": ENGINE, "utils.py": UTILS, "main.py": MAIN,
