@@ -6,7 +6,7 @@
 Fetches nothing: each repository must already be mirrored (a git directory with the pinned
 commit) under MIRRORS as `owner+name/repo`, `owner+name`, `owner/name` or `owner/name.git`.
 For every (repository, commit) of the manifest it writes the Python sources and the project
-markers (pyproject.toml, setup.py, setup.cfg) and notebooks of that commit to OUT/owner+name@commit12/, keeping
+markers (pyproject.toml, setup.py, setup.cfg) and notebooks of that commit to OUT/owner+name@commit12/name/ (named as a clone is), keeping
 the layout, so a linter resolves imports between the project's modules as it would in a
 checkout; an empty `.git` folder marks the project root. Third-party code lands only in OUT,
 never in this repository. Missing mirrors or commits are reported and skipped (exit 1).
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in missing:
             print(f"missing {repo}@{commit[:12]}:{path}", file=sys.stderr)
         problems += len(missing)
-        print(f"{target.name}: {count} files")
+        print(f"{target.relative_to(args.out)}: {count} files")
     print(f"{len(pinned)} checkouts in {args.out}" + (f"; {problems} problem(s) above" if problems else ""))
     return 1 if problems else 0
 

@@ -43,7 +43,10 @@ class Entry:
 
 
 def checkout_name(repo: str, commit: str) -> str:
-    return f"{repo.replace('/', '+')}@{commit[:12]}"
+    """`owner+name@commit12/name`: one folder per pinned commit, holding the checkout in a folder
+    named as `git clone` names it (a repository whose modules import it by its own name,
+    `import mae_st.util.misc`, resolves as in a clone)."""
+    return f"{repo.replace('/', '+')}@{commit[:12]}/{repo.rsplit('/', 1)[-1]}"
 
 
 def load_manifest(path: Path) -> list[Entry]:
