@@ -19,7 +19,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
-from gradlint.model.roles import Role
 from gradlint.model.spelling import CALLED_NAME_BYTES, called_names, spelled_bytes
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, summarize
 
