@@ -81,12 +81,12 @@ def test_doc_example_triggers_the_rule(rule: Rule):
 
 
 @pytest.mark.parametrize("rule", RULES)
-def test_rule_with_a_fix_has_fixtures_and_a_prediction(rule: Rule):
+def test_every_rule_has_fixtures_and_each_rule_with_a_fix_a_prediction(rule: Rule):
+    folder = ROOT / "fixtures" / rule.code
+    assert (folder / "bad.py").is_file() and (folder / "fixed.py").is_file(), f"{rule.code}: no fixtures"
     if rule.no_prediction:
         assert rule.code not in PREDICTIONS
         return
-    folder = ROOT / "fixtures" / rule.code
-    assert (folder / "bad.py").is_file() and (folder / "fixed.py").is_file(), f"{rule.code}: no fixtures"
     prediction = PREDICTIONS.get(rule.code)
     assert prediction is not None, f"{rule.code}: no prediction in gradlint/verify/"
     assert prediction.name == rule.name

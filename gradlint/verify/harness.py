@@ -98,10 +98,15 @@ def catalogue_codes() -> list[str]:
 
 
 def available_codes(fixtures_root: Path | None, predictions: Mapping[str, Prediction], catalogue: Sequence[str] = ()) -> list[str]:
-    """The catalogue's codes, plus any fixture folder or prediction (neither may go unverified)."""
+    """The catalogue's codes, plus any fixture folder or prediction (neither may go unverified).
+    The fixtures of a rule that declares it has nothing to measure (`no_prediction`: GL001,
+    GL105) document it and are judged by the tests, not run on torch."""
+    from gradlint.rules import ALL_RULES
+
+    unmeasured = {rule.code for rule in ALL_RULES if rule.no_prediction is not None} - set(predictions)
     codes = set(catalogue) | set(predictions)
     if fixtures_root is not None and fixtures_root.is_dir():
-        codes |= {p.name for p in fixtures_root.iterdir() if p.is_dir() and _CODE.match(p.name)}
+        codes |= {p.name for p in fixtures_root.iterdir() if p.is_dir() and _CODE.match(p.name)} - unmeasured
     return sorted(codes)
 
 

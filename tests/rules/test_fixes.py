@@ -14,15 +14,21 @@ import pytest
 
 from gradlint.fixer import fix_source
 from gradlint.linter import check_source
+from gradlint.rules import ALL_RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = sorted(p.parent for p in (ROOT / "fixtures").glob("GL*/bad.py"))
 CASES = Path(__file__).parent / "cases"
 GOLDEN = Path(__file__).parent / "golden"
 BAD_CASES = sorted(CASES.glob("GL*/bad_*.py"))
+BY_CODE = {rule.code: rule for rule in ALL_RULES}
 
 
-@pytest.mark.parametrize("folder", FIXTURES, ids=lambda p: p.name)
+AUTOFIXED = [f for f in FIXTURES if BY_CODE[f.name].fix_applicability is not None]
+HAND_FIXED = [f for f in FIXTURES if BY_CODE[f.name].fix_applicability is None]
+
+
+@pytest.mark.parametrize("folder", AUTOFIXED, ids=lambda p: p.name)
 def test_fixture_fix_is_byte_exact(folder: Path):
     bad = (folder / "bad.py").read_text()
     expected = (folder / "fixed.py").read_text()
@@ -32,9 +38,19 @@ def test_fixture_fix_is_byte_exact(folder: Path):
     assert not outcome.failures and not outcome.remaining
 
 
+@pytest.mark.parametrize("folder", HAND_FIXED, ids=lambda p: p.name)
+def test_a_rule_without_a_fix_leaves_its_fixture_as_it_is(folder: Path):
+    """fixed.py is the doc's hand-written fix: autofix must not touch bad.py."""
+    bad = (folder / "bad.py").read_text()
+    outcome = fix_source(bad, path="bad.py", select=[folder.name], unsafe=True)
+    assert outcome.text == bad and not outcome.fixed
+    assert [d.code for d in outcome.remaining] == [folder.name]
+
+
 @pytest.mark.parametrize("folder", FIXTURES, ids=lambda p: p.name)
 def test_fixture_bad_is_found_and_fixed_is_clean(folder: Path):
-    assert folder.name in {d.code for d in check_source((folder / "bad.py").read_text(), "bad.py")}
+    # selected by name: a rule off by default (GL001) is judged too
+    assert folder.name in {d.code for d in check_source((folder / "bad.py").read_text(), "bad.py", select=[folder.name])}
     assert check_source((folder / "fixed.py").read_text(), "fixed.py") == []
 
 
