@@ -22,9 +22,6 @@ from gradlint.model.values import Values
 if TYPE_CHECKING:
     from gradlint.model.callees import ProjectResolver
 
-if TYPE_CHECKING:
-    from gradlint.model.callees import ProjectResolver
-
 def _slice_bytes(line: str, start: int, end: int | None) -> str:
     """ast columns are UTF-8 byte offsets."""
     if line.isascii():
@@ -144,23 +141,31 @@ class ModuleModel:
 
     def calls_named(self, name: str) -> list[tuple[ast.Call, ast.stmt]]:
         """Calls `name(...)` and `x.name(...)` in the module, each with the statement holding
-        it. Only statements on lines that spell the call are read."""
+        it. Only the expressions on lines that spell the call are read."""
 
         def compute():
-            pattern = spelled([name])
-            lines = sorted({self.line_at(m.start()) for m in pattern.finditer(self.text)})
-            found = []
-            for stmt in self.statements:
-                for root in expression_roots(stmt):
-                    index = bisect.bisect_left(lines, root.lineno)
-                    if index == len(lines) or lines[index] > root.end_lineno:
-                        continue
-                    for node in ast.walk(root):
-                        if isinstance(node, ast.Call) and _call_name(node.func) == name:
-                            found.append((node, stmt))
-            return found
+            starts, roots = self._expression_roots
+            held = set()
+            for line in {self.line_at(m.start()) for m in spelled([name]).finditer(self.text)}:
+                index = bisect.bisect_right(starts, line) - 1
+                while index >= 0 and roots[index][0].end_lineno >= line:  # roots do not nest
+                    held.add(index)
+                    index -= 1
+            return [
+                (node, stmt) for index in sorted(held) for root, stmt in [roots[index]]
+                for node in ast.walk(root) if isinstance(node, ast.Call) and _call_name(node.func) == name
+            ]
 
         return self.memo(("calls", name), compute)
+
+    @cached_property
+    def _expression_roots(self) -> tuple[list[int], list[tuple[ast.AST, ast.stmt]]]:
+        """Every statement's expression roots with the statement, in source order, and their
+        first lines: one index for every name `calls_named` is asked about."""
+        roots = sorted(
+            ((root, stmt) for stmt in self.statements for root in expression_roots(stmt)), key=lambda pair: pair[0].lineno
+        )
+        return [root.lineno for root, _ in roots], roots
 
     def methods(self, cls: ast.ClassDef) -> dict[str, ast.FunctionDef]:
         if id(cls) not in self._methods:

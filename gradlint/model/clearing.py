@@ -54,7 +54,7 @@ def clearings_around(model: "ModuleModel", loop: "TrainingLoop") -> list[Clearin
                 pending.append((step.module, step.scope, step.module.parents.enclosing_class(step.scope), 0))
         while pending:
             module, node, owner, depth = pending.pop()
-            if id(node) in seen:
+            if id(node) in seen or (node is not loop.scope and not _may_clear(module, node)):
                 continue
             seen.add(id(node))
             for child, clearing in _clearing_nodes(module, node):
@@ -107,6 +107,15 @@ def clearing_of(model: "ModuleModel", node: ast.AST) -> Clearing | None:
         if any(_is_grad(t) for t in targets):
             return Clearing(node, None)
     return None
+
+
+def _may_clear(module: "ModuleModel", function: ast.AST) -> bool:
+    """Whether a method or helper can clear gradients, itself or through what it calls: every
+    clearing spells `grad` (a gradient word), but for `_foreach_zero_` and `set_to_none=`."""
+    if module.touches_gradients(function):
+        return True
+    text = module.source(function)
+    return "_foreach_zero_" in text or "set_to_none" in text
 
 
 def _optimizer(model: "ModuleModel", receiver: ast.expr) -> str | None:
