@@ -168,18 +168,20 @@ class ConfigResolver:
     def __init__(self, select: Sequence[str] | None = None, ignore: Sequence[str] = (), extend_select: Sequence[str] = ()):
         self.select, self.ignore, self.extend_select = select, ignore, extend_select
         self._by_source: dict[Path | None, Config] = {}
-        self._by_directory: dict[Path, Config] = {}
+        self._by_directory: dict[str, Config] = {}
         Config().with_overrides(select, ignore, extend_select)  # report unknown selectors up front
 
     def for_path(self, path: str | Path) -> Config:
-        start = Path(os.path.abspath(path))
-        directory = start if start.is_dir() else start.parent
-        if directory not in self._by_directory:
+        absolute = os.path.abspath(path)
+        folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        config = self._by_directory.get(folder)  # asked for every file: strings, not Paths
+        if config is None:
+            directory = Path(folder)
             source = find_pyproject(directory)
             if source not in self._by_source:
                 self._by_source[source] = self._load(directory, source)
-            self._by_directory[directory] = self._by_source[source]
-        return self._by_directory[directory]
+            config = self._by_directory[folder] = self._by_source[source]
+        return config
 
     def _load(self, directory: Path, source: Path | None) -> Config:
         """A broken [tool.gradlint] is an error for the files under it, not for the run."""

@@ -34,11 +34,20 @@ def discover(
         is_dir = os.path.isdir(path)
         if force_exclude and config_for(path).excluded(path, is_dir):
             continue
+        real_root = os.path.realpath(path) if is_dir else None
         for file in _walk(path, config_for) if is_dir else [path]:
-            real = os.path.realpath(file)
+            real = _real_path(file, path, real_root)
             if real not in seen:
                 seen.add(real)
                 yield file
+
+
+def _real_path(file: str, root: str, real_root: str | None) -> str:
+    """Where a file really is, to check it once. The walk does not enter linked folders, so a
+    walked file that is no link itself is where its place under the real root says."""
+    if real_root is None or os.path.islink(file):
+        return os.path.realpath(file)
+    return os.path.join(real_root, os.path.relpath(file, root))
 
 
 def _walk(root: str, config_for: Callable[[str], Config]) -> Iterator[str]:

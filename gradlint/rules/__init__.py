@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Iterable, Sequence
 
 from gradlint.rules.accumulation import AccumulationWithoutLossScaling, ZeroGradInsideAccumulation
@@ -78,11 +79,17 @@ def select_rules(
 ) -> list[Rule]:
     """Rules matching `select` (when None: every rule on by default) or `extend_select`, and not
     `ignore`. Rules off by default (GL001) run only when a selector names them."""
-    return [
+    return list(_selected(None if select is None else tuple(select), tuple(ignore), tuple(extend_select)))
+
+
+@functools.lru_cache(maxsize=64)
+def _selected(select: tuple[str, ...] | None, ignore: tuple[str, ...], extend_select: tuple[str, ...]) -> tuple[Rule, ...]:
+    """Asked once per checked file with the same few selector lists."""
+    return tuple(
         r for r in ALL_RULES
         if ((r.default_enabled if select is None else _matches(r, select)) or _matches(r, extend_select))
         and not _matches(r, ignore)
-    ]
+    )
 
 
 def unknown_selectors(selectors: Iterable[str]) -> list[str]:
