@@ -94,6 +94,8 @@ class Project:
 
     def __init__(self, root: Path, flat: bool = False, store: SummaryStore | None = None):
         self.root = root.resolve()
+        self._root_text = str(self.root)
+        self._root_prefix = os.path.join(self._root_text, "")  # with its trailing separator
         self.flat = flat
         self.store = store
         self._summaries: dict[Path, tuple[str, ModuleSummary] | None] = {}
@@ -119,7 +121,8 @@ class Project:
     # -- modules ------------------------------------------------------------------------------
 
     def contains(self, path: Path) -> bool:
-        return path == self.root or self.root in path.parents
+        text = str(path)
+        return text == self._root_text or text.startswith(self._root_prefix)
 
     def module_file(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
         """The project file a name imported as (`module`, `level`) followed by `names` lives in,
@@ -144,10 +147,11 @@ class Project:
             if not parts or not self._may_hold(base, parts[0]):
                 continue
             for length in range(len(parts), 0, -1):
-                stem = base.joinpath(*parts[:length])
-                for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
-                    if candidate.is_file() and self.contains(candidate):
-                        return candidate, parts[length:]
+                folder, name = base.joinpath(*parts[: length - 1]), parts[length - 1]
+                entries = self._listing(folder)  # most candidates are not there: no stat for them
+                for entry, candidate in ((f"{name}.py", f"{name}.py"), (name, f"{name}/__init__.py")):
+                    if entry in entries and (folder / candidate).is_file() and self.contains(folder / candidate):
+                        return folder / candidate, parts[length:]
         return None
 
     def _absolute_bases(self, importer: Path) -> list[Path]:
@@ -173,13 +177,16 @@ class Project:
 
     def _may_hold(self, folder: Path, name: str) -> bool:
         """Whether `folder` has a module or package `name` (one listing per folder, no stat)."""
+        entries = self._listing(folder)
+        return name in entries or f"{name}.py" in entries
+
+    def _listing(self, folder: Path) -> frozenset[str]:
         if folder not in self._listings:
             try:
                 self._listings[folder] = frozenset(os.listdir(folder))
             except OSError:
                 self._listings[folder] = frozenset()
-        entries = self._listings[folder]
-        return name in entries or f"{name}.py" in entries
+        return self._listings[folder]
 
     def summary(self, path: Path) -> tuple[str, ModuleSummary] | None:
         """(content hash, summary) of a project module; None when it cannot be read or parsed,
