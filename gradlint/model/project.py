@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
 from gradlint.model.spelling import CALLED_NAME_BYTES, called_names, spelled_bytes
-from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, summarize
+from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, argument_producer, summarize
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -393,6 +393,22 @@ class Project:
         return self._stamps.get(self._resolved(path))
 
 
+def _given_here(module: "ModuleModel", function: ast.FunctionDef, called: set[str], touching: set[str]) -> set[str]:
+    """Parameters of `function` among `called` that a call in its own module passes an object
+    made by one of the `touching` names (`loss_scaler = NativeScaler()` in `main`)."""
+    from gradlint.model.callees import Callee, bind_arguments
+
+    found = set()
+    for call, stmt in module.calls_named(function.name):
+        if not isinstance(call.func, ast.Name):
+            continue  # `x.train(...)`: some other object's method of the same name
+        for param, argument in bind_arguments(Callee(module, function, None), call).items():
+            producer = argument_producer(module, stmt, argument) if param in called else None
+            if producer is not None and (producer in touching or producer.split(".")[0] in touching):
+                found.add(param)
+    return found
+
+
 def _read_regular(path: Path) -> tuple[bytes, os.stat_result] | None:
     """A regular file's bytes and stat; never blocks (a FIFO named like a module is none)."""
     try:
@@ -525,7 +541,7 @@ class ProjectContext:
             if touching if not inner else inner[0] in touching:
                 self._note(path)
                 names.add(local)
-        return names | self._gradient_object_parameters(module)
+        return names | self._gradient_object_parameters(module, names)
 
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
         """Roles, by position, of what the project function `qualname` (imported by `module`)
@@ -551,11 +567,12 @@ class ProjectContext:
         self._note(symbol.path)
         return symbol.summary.returns
 
-    def _gradient_object_parameters(self, module: "ModuleModel") -> set[str]:
-        """Parameters called in a gradient-touching function that callers in other modules
-        pass an object of a project class whose `__call__` touches gradients (`loss_scaler(loss,
-        optimizer)` of timm's NativeScaler made in main.py): the lines calling them must be
-        read. (A parameter that is a DDP model is the walk's: frames know what callers pass.)"""
+    def _gradient_object_parameters(self, module: "ModuleModel", imported: set[str]) -> set[str]:
+        """Parameters called in a gradient-touching function that callers pass an object of a
+        project class whose `__call__` touches gradients (`loss_scaler(loss, optimizer)` of
+        timm's NativeScaler made in main.py, or in the same module from an imported class,
+        `imported` naming those): the lines calling them must be read. (A parameter that is a
+        DDP model is the walk's: frames know what callers pass.)"""
         if self.project is None or not self.project.gradient_callables():
             return set()
         names = set()
@@ -570,8 +587,8 @@ class ProjectContext:
                     param = params[key] if isinstance(key, int) and key < len(params) else key
                     if param in called and self._touching(path, producer):
                         names.add(param)
+            names |= _given_here(module, function, called, imported)
         return names
-
     def _touching(self, path: Path, producer: str | None) -> bool:
         """Whether `producer` (a callee as written in module `path`) is a project function or
         class that touches gradients."""

@@ -204,14 +204,14 @@ def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
 
 def _call_site(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, callee: str) -> CallSite:
     arguments = tuple(
-        (key, role, None if role else _producer(model, stmt, argument))
+        (key, role, None if role else argument_producer(model, stmt, argument))
         for key, argument in _arguments(call)
         for role in [_role_of_value(model, argument)]
     )
     return CallSite(callee, call.lineno, _caller_name(model, stmt), arguments)
 
 
-def _producer(model: "ModuleModel", stmt: ast.stmt, argument: ast.expr) -> str | None:
+def argument_producer(model: "ModuleModel", stmt: ast.stmt, argument: ast.expr) -> str | None:
     """The callee of `x = callee(...)`, the last assignment of the argument `x` before `stmt`."""
     if isinstance(argument, ast.Call):
         return dotted(argument.func)

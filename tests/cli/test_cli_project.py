@@ -352,6 +352,56 @@ def test_scaler_object_made_in_main_and_ddp_reach_the_engine(workdir, gradlint):
     assert codes(check(gradlint, ".")) == []
 
 
+TRAIN_AND_MAIN_SCALER = """
+import torch
+
+from util.misc import NativeScalerWithGradNormCount, MetricLogger
+
+
+def train_one_epoch(config, model, criterion, data_loader, optimizer, epoch, loss_scaler):
+    model.train()
+    optimizer.zero_grad()
+    logger = MetricLogger()
+    for idx, (samples, targets) in enumerate(data_loader):
+        with torch.autocast("cuda"):
+            outputs = model(samples)
+        loss = criterion(outputs, targets) / config.accumulation_steps
+        loss_scaler(loss, optimizer, clip_grad=config.clip_grad, parameters=model.parameters(),
+                    update_grad=(idx + 1) % config.accumulation_steps == 0)
+        if (idx + 1) % config.accumulation_steps == 0:
+            optimizer.zero_grad()
+
+
+def main(config, model, data_loader):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
+    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[config.local_rank])
+    loss_scaler = NativeScalerWithGradNormCount()
+    criterion = torch.nn.CrossEntropyLoss()
+    for epoch in range(config.epochs):
+        data_loader.sampler.set_epoch(epoch)
+        train_one_epoch(config, model, criterion, data_loader, optimizer, epoch, loss_scaler)
+"""
+
+
+def test_scaler_object_made_beside_the_loop_reaches_it(workdir, gradlint):
+    """Swin style: `main` and `train_one_epoch` share a module; the scaler object main makes
+    from an imported class is what runs backward and step in the loop."""
+    project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_UTIL, "main.py": TRAIN_AND_MAIN_SCALER})
+    assert codes(check(gradlint, "main.py")) == [("main.py", "GL401")]
+    tail = gradlint("check", "--select", "GL205", "--format", "concise", "main.py")
+    assert codes(tail) == [("main.py", "GL205")]  # the last partial window never steps
+    single = TRAIN_AND_MAIN_SCALER.replace(
+        "    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[config.local_rank])\n", ""
+    )
+    (workdir / "main.py").write_text(textwrap.dedent(single))
+    assert codes(check(gradlint, "main.py")) == []
+    # an object of a class whose __call__ runs no gradient code is no step: no training loop
+    (workdir / "main.py").write_text(textwrap.dedent(TRAIN_AND_MAIN_SCALER).replace(
+        "loss_scaler = NativeScalerWithGradNormCount()", "loss_scaler = MetricLogger()"
+    ))
+    assert codes(check(gradlint, "main.py")) == []
+
+
 DIST_UTILS = """
 import os
 
