@@ -11,6 +11,7 @@ from typing import Sequence
 from gradlint.diagnostics import Diagnostic, Span
 from gradlint.model import ModuleModel
 from gradlint.model.project import ProjectContext
+from gradlint.model.spelling import top_level_texts
 from gradlint.rules import ALL_RULES, Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
 from gradlint.sources.python import PythonDocument
@@ -62,7 +63,12 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
         pattern = rule.trigger_pattern
         if pattern not in matched:
             matched[pattern] = pattern is None or pattern.search(doc.text) is not None
-        return matched[pattern]
+        if not matched[pattern] or not rule.triggers_within_definition:
+            return matched[pattern]
+        key = (rule.triggers, pattern)
+        if key not in matched:
+            matched[key] = _spelled_within_a_definition(doc.text, rule.triggers, pattern)
+        return matched[key]
 
     active = [r for r in rules if may_fire(r)]
     loop_rules = [r for r in rules if r.trigger_pattern is Rule.trigger_pattern and r not in active]
@@ -88,6 +94,18 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
         )
     found.sort(key=lambda pair: (pair[1].span, pair[1].code))
     return found
+
+
+def _spelled_within_a_definition(text: str, words: Sequence[str], pattern: re.Pattern | None) -> bool:
+    """Whether one top-level definition, with the module-level statements, spells one of
+    `words` and `pattern`."""
+    module, definitions = top_level_texts(text)
+
+    def spells(part: str) -> tuple[bool, bool]:
+        return any(w in part for w in words), pattern is None or pattern.search(part) is not None
+
+    word_here, pattern_here = spells(module)
+    return any((word_here or w) and (pattern_here or p) for w, p in map(spells, [*definitions, ""]))
 
 
 def _model_findings(doc: Document, rules: Sequence[Rule], project: ProjectContext | None) -> list[tuple[Rule, Finding]]:

@@ -1,8 +1,12 @@
-"""The text pre-filters find a call of a name exactly where a `\\b`-led pattern would."""
+"""The text pre-filters find a call of a name exactly where a `\\b`-led pattern would, and cut a
+module into the definitions a rule's words must share."""
 
 import re
 
-from gradlint.model.spelling import spelled, spelled_bytes
+from gradlint import linter
+from gradlint.model.spelling import spelled, spelled_bytes, top_level_texts
+from gradlint.rules import select_rules
+from gradlint.sources.python import PythonDocument
 
 SOURCE = """\
 loss.backward()
@@ -48,3 +52,47 @@ def test_a_long_word_costs_its_length():
 
     blob = "A" * 200_000
     assert called_names(f'data = "{blob}"\nrun(data)\n') == {"run"}
+
+
+MODELING = '''"""A model file: attention and a classification head."""
+import torch
+from torch import nn
+from torch.nn import CrossEntropyLoss
+
+ATTENTION_DOC = """
+class Example:
+    pass
+"""
+
+
+@torch.no_grad()
+@register(
+    name="attention")
+class Attention(nn.Module):
+    def forward(self, q, k):
+        return torch.softmax(q @ k.T, dim=-1)
+
+
+class Head(nn.Module):
+    def forward(self, x, labels):
+        return CrossEntropyLoss()(x, labels)
+'''
+
+
+def test_top_level_texts_cut_definitions_and_leave_imports_out():
+    module, definitions = top_level_texts(MODELING)
+    assert "CrossEntropyLoss" not in module and "import torch" not in module  # imports name, code uses
+    assert 'ATTENTION_DOC = """' in module
+    # a column-0 line inside a string reads as a definition: the text is cut, none is lost
+    assert [d.splitlines()[0] for d in definitions] == ["class Example:", "@torch.no_grad()", "class Head(nn.Module):"]
+    assert "softmax" in definitions[1] and "CrossEntropyLoss" in definitions[2]
+
+
+def test_rules_judging_one_definition_skip_a_file_whose_definitions_split_the_words(monkeypatch):
+    parsed = []
+    monkeypatch.setattr(linter, "_model_findings", lambda doc, rules, project: parsed.extend(r.code for r in rules) or [])
+    linter.find(PythonDocument("modeling.py", MODELING), select_rules(["GL502"]))
+    assert parsed == []  # never parsed for GL502: no definition spells both
+    criterion_at_module_level = MODELING + "\ncriterion = nn.CrossEntropyLoss()\n"
+    linter.find(PythonDocument("modeling.py", criterion_at_module_level), select_rules(["GL502"]))
+    assert parsed == ["GL502"]  # Attention's softmax may reach the module-level criterion
