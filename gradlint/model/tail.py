@@ -41,7 +41,9 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         return None
     boundary = accumulation.guard.boundary
     counted = _enumerate(model, node)
-    if boundary.flushes_tail or counted is None or boundary.counters != frozenset({counted[0]}):
+    if boundary.flushes_tail or counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
+        return None
+    if len(boundary.counters) != 1:
         return None
     counter, start, source = counted
     if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizer):
@@ -50,6 +52,19 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     before = block[: block.index(node)] if node in block else []
     cleared = any(clearing_of(model, n) is not None for stmt in before for n in ast.walk(stmt))
     return EpochTail(counter, start, source, cleared)
+
+
+def _aliases(loop: ast.For, index: str) -> set[str]:
+    """Names the loop body sets to the index before anything else it runs, and nowhere else
+    (`self.batch_index = b_idx` for a step method that tests it)."""
+    leading = []
+    for stmt in loop.body:
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id == index):
+            break
+        leading.append(stmt)
+    later = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n not in leading]
+    assigned_later = {dotted(t) for n in later for t in (n.targets if isinstance(n, ast.Assign) else [n.target])}
+    return {name for stmt in leading for name in map(dotted, stmt.targets) if name} - assigned_later
 
 
 def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int, ast.expr] | None:
