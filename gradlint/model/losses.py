@@ -97,11 +97,30 @@ class _Analysis:
             case ast.Subscript(value=value):
                 inner = self.name(value, scope, line, depth) if dotted(value) else False
                 return inner if inner is not None else False
+            case ast.Dict(values=values):  # `{"ce": ce, "kl": kl}`: the loss terms a model returns
+                return _any_normalized([self.expr(v, scope, line, depth + 1) for v in values])
+        return None
+
+    def total(self, terms: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
+        """`sum(terms)`: `sum(loss_dict.values())`, `sum([ce, kl])`, as its terms are."""
+        match terms:
+            case ast.Call(func=ast.Attribute(value=container, attr="values"), args=[], keywords=[]):
+                return self.expr(container, scope, line, depth + 1)
+            case ast.List(elts=elements) | ast.Tuple(elts=elements):
+                return _any_normalized([self.expr(e, scope, line, depth + 1) for e in elements])
+            case ast.Name() | ast.Attribute():
+                return self.expr(terms, scope, line, depth + 1)
+            case ast.GeneratorExp(elt=ast.Name(id=term), generators=[ast.comprehension(target=ast.Name(id=target), ifs=[])]) | ast.ListComp(
+                elt=ast.Name(id=term), generators=[ast.comprehension(target=ast.Name(id=target), ifs=[])]
+            ) if term == target:  # `sum(loss for loss in loss_dict.values())`
+                return self.total(terms.generators[0].iter, scope, line, depth + 1)
         return None
 
     def call(self, func: ast.expr, call: ast.Call, scope: ast.AST, depth: int, element=None) -> bool | None:
         """`element` = (index, count) when the result is unpacked (`loss, logs = f(...)`)."""
         qualname = self.model.imports.qualname(func) or ""
+        if qualname == "sum" and len(call.args) == 1 and not call.keywords:
+            return self.total(call.args[0], scope, call.lineno, depth)
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
             return True if qualname.endswith(("div", "divide")) else None
         context = CallContext(self.model, scope, class_of_scope(self.model, scope))
@@ -146,12 +165,7 @@ class _Analysis:
                 return None if told else False
             return None
         # `loss = None` / `loss = 0` start a sum the loop adds terms to: no value of their own
-        verdicts = [self.assignment(stmt, expr, scope, depth) for stmt in assignments if not _starts_a_sum(stmt)]
-        if not verdicts:
-            return None
-        if True in verdicts:
-            return True
-        return False if all(v is False for v in verdicts) else None
+        return _any_normalized([self.assignment(stmt, expr, scope, depth) for stmt in assignments if not _starts_a_sum(stmt)])
 
     def passed(self, expr: ast.expr, scope: ast.AST) -> ast.expr | None:
         """The argument the caller passed for a parameter of the helper being read."""
@@ -219,10 +233,7 @@ class _Analysis:
         """`for term in [ce_loss, kl_loss]:` -- the loop variable is each listed term in turn."""
         if not (isinstance(loop.iter, (ast.List, ast.Tuple)) and loop.iter.elts and dotted(loop.target) == dotted(target)):
             return None
-        verdicts = [self.expr(term, scope, loop.lineno, depth + 1) for term in loop.iter.elts]
-        if True in verdicts:
-            return True
-        return False if all(v is False for v in verdicts) else None
+        return _any_normalized([self.expr(term, scope, loop.lineno, depth + 1) for term in loop.iter.elts])
 
 
 def _parameters(function: ast.AST) -> list[ast.arg]:
@@ -265,6 +276,14 @@ def _told_how_to_normalize(call: ast.Call) -> bool:
 
 def _is_int_literal(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and isinstance(expr.value, int) and not isinstance(expr.value, bool)
+
+
+def _any_normalized(verdicts: list[bool | None]) -> bool | None:
+    """Several values that may reach backward (a name's assignments, a sum's terms): normalized
+    when one visibly is (precision first), raw only when every one visibly is."""
+    if True in verdicts:
+        return True
+    return False if verdicts and all(v is False for v in verdicts) else None
 
 
 def _all(a: bool | None, b: bool | None) -> bool | None:
