@@ -92,6 +92,8 @@ class _Analysis:
                 return self.expr(receiver, scope, line, depth + 1)
             case ast.Call(func=func):
                 return self.call(func, expr, scope, depth)
+            case ast.Attribute(value=ast.Call(func=func) as produced):  # `model(**batch).loss`
+                return self.call(func, produced, scope, depth)
             case ast.Name() | ast.Attribute():
                 return self.name(expr, scope, line, depth)
             case ast.Subscript(value=value):
