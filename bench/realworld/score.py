@@ -45,7 +45,8 @@ def build_spans(root: Path, entries: list[Entry]) -> tuple[list[Span], list[str]
         for path, function, line in places:
             file = root / entry.checkout / path
             try:
-                start, end = function_span(file.read_text(encoding="utf-8"), function, line)
+                # utf-8-sig: a file may open with a byte-order mark, which ast rejects
+                start, end = function_span(file.read_text(encoding="utf-8-sig"), function, line)
             except (OSError, SyntaxError, LookupError, UnicodeDecodeError) as err:
                 problems.append(f"{entry.id}: {path}::{function}: {err}")
                 if path == entry.path:

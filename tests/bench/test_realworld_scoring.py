@@ -188,3 +188,14 @@ def test_committed_manifest_meets_the_yardstick_shape():
     assert len({e.repo for e in entries}) >= 25
     assert sum(1 for e in entries if not e.expected) * 3 >= len(entries)
     assert all(e.evidence.strip() for e in entries)
+
+
+def test_spans_are_found_in_a_file_that_opens_with_a_byte_order_mark(tmp_path):
+    score = _load("score")
+    loop = entry("bom", path="train.py", function="Trainer.run_step", line=12)
+    file = tmp_path / loop.checkout / "train.py"
+    file.parent.mkdir(parents=True)
+    file.write_bytes(b"\xef\xbb\xbf" + SOURCE.encode("utf-8"))
+    spans, problems = score.build_spans(tmp_path, [loop])
+    assert problems == []
+    assert [(s.start, s.end) for s in spans] == [(11, 14)]
