@@ -44,7 +44,7 @@ DDP_BYTES = re.compile(rb"DistributedDataParallel|DDP\b")
 CALL_METHOD_BYTES = re.compile(rb"def[ \t]+__call__\b")
 # `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
 IMPORT_LINE = re.compile(
-    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]+))|import[ \t]+([\w.]+))", re.M
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,*]+))|import[ \t]+([\w.]+))", re.M
 )
 
 
@@ -108,7 +108,7 @@ class Project:
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
-        self._text_tests: dict[Path, tuple[bool, frozenset[str], frozenset[str]]] = {}
+        self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
         self._real: dict[Path, Path] = {}
 
     def _resolved(self, path: Path) -> Path:
@@ -223,8 +223,11 @@ class Project:
             self._models[path] = model
         return self._models[path]
 
-    def calls_backward(self, path: Path) -> bool:
-        return self._words(path)[0]
+    def calls_backward(self, path: Path, name: str | None = None) -> bool:
+        """Whether a module's text calls backward(), or (`name`) its top-level function or
+        class `name` does, or calls one that does."""
+        symbols = self._words(path)[0]
+        return symbols is not None and (name is None or name in symbols)
 
     def gradient_symbols(self, path: Path) -> frozenset[str]:
         """Top-level functions and classes of a module whose text spells gradient code, or a
@@ -237,15 +240,16 @@ class Project:
         the only ones whose returned roles are worth a summary (`model = smart_DDP(model)`)."""
         return self._words(path)[2]
 
-    def _words(self, path: Path) -> tuple[bool, frozenset[str], frozenset[str]]:
+    def _words(self, path: Path) -> tuple[frozenset[str] | None, frozenset[str], frozenset[str]]:
+        """(symbols reaching backward, None when nothing does; gradient symbols; DDP symbols)."""
         path = self._resolved(path)
         if path not in self._text_tests:
             data = self._read(path)
             if data is None:
-                self._text_tests[path] = (False, frozenset(), frozenset())
+                self._text_tests[path] = (None, frozenset(), frozenset())
             else:
                 self._text_tests[path] = (
-                    BACKWARD_CALL_BYTES.search(data) is not None,
+                    _symbols_spelling(data, BACKWARD_CALL_BYTES.search) if BACKWARD_CALL_BYTES.search(data) else None,
                     _symbols_spelling(data, GRADIENT_CODE_BYTES.search),
                     _symbols_spelling(data, DDP_BYTES.search) if DDP_BYTES.search(data) else frozenset(),
                 )
@@ -665,9 +669,10 @@ class ProjectContext:
     # -- the trigger ----------------------------------------------------------------------------
 
     def imports_backward(self, text: str) -> bool:
-        """Whether a project module that `text` imports from calls backward(): a loop that
-        steps here may run it through a helper (`backward_step(loss, optimizer)`). Read off
-        the import lines, before any parse: this decides whether the file is parsed at all."""
+        """Whether `text` imports a project function or class that reaches backward(), or a
+        project module that calls it: a loop that steps here may run it through a helper
+        (`backward_step(loss, optimizer)`). Read off the import lines, before any parse: this
+        decides whether the file is parsed at all."""
         if self.project is None:
             return False
         found = False
@@ -681,7 +686,10 @@ class ProjectContext:
             for dotted_module, inner in targets:
                 level = len(dotted_module) - len(dotted_module.lstrip("."))
                 located = self.project.module_file(self.path, dotted_module.lstrip("."), level, inner)
-                if located is not None and self.project.calls_backward(located[0]):
+                if located is None:
+                    continue
+                name = located[1][0] if located[1] and located[1][0] != "*" else None
+                if self.project.calls_backward(located[0], name):
                     self._note(located[0])
                     found = True
         return found

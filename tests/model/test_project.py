@@ -334,6 +334,10 @@ def test_imports_backward_reads_the_import_lines(tmp_path):
     assert context.imports_backward("from utils import (\n    backward_step,\n)\n")
     assert context.imports_backward("import engine as e\n")
     assert not context.imports_backward("from plain import helper\nimport torch\n")
+    # a name of a module that calls backward elsewhere cannot run it: `wrap_model` only wraps
+    assert not context.imports_backward("from utils import wrap_model\n")
+    assert context.imports_backward("from utils import wrap_model, backward_averaged as step_loss\n")
+    assert context.imports_backward("from utils import *\n")  # a star import: the module's names
 
 
 def ast_name(text: str):
