@@ -397,6 +397,14 @@ class Project:
         return self._stamps.get(self._resolved(path))
 
 
+def _called_parameters(function: ast.FunctionDef, params: list[str]) -> set[str]:
+    """The parameters `function` calls themselves: `loss_scaler(...)`, not `optimizer.step()`."""
+    return {
+        node.func.id for node in ast.walk(function)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params
+    }
+
+
 def _given_here(module: "ModuleModel", function: ast.FunctionDef, called: set[str], touching: set[str]) -> set[str]:
     """Parameters of `function` among `called` that a call in its own module passes an object
     made by one of the `touching` names (`loss_scaler = NativeScaler()` in `main`)."""
@@ -583,8 +591,10 @@ class ProjectContext:
         for function in module.functions.values():
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
             text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
-            called = called_names(text).intersection(params)
-            if not called or not GRADIENT_WORDS.search(text):
+            if not called_names(text).intersection(params) or not GRADIENT_WORDS.search(text):
+                continue  # the text first: a docstring's "optimizer (`Optimizer`):" reads as a call
+            called = _called_parameters(function, params)
+            if not called:
                 continue
             for path, site in self.project.callers(self.path, function.name):
                 for key, _, producer in site.arguments:

@@ -296,6 +296,35 @@ def test_a_parameter_callers_pass_a_gradient_object_for_is_read(tmp_path):
     assert "step_scaler" in names and "meter" not in names  # `step_scaler(loss, ...)` runs backward and step
 
 
+SCHEDULES = '''
+def warmup(optimizer, warmup_steps, last_epoch=-1):
+    """Linear warm-up.
+
+    optimizer (`torch.optim.Optimizer`): whose learning rate to change.
+    warmup_steps (`int`): how many optimizer.step() calls warm up.
+    """
+    for group in optimizer.param_groups:
+        group["lr"] = group["lr"] / warmup_steps
+    return optimizer
+'''
+
+
+def test_only_parameters_called_themselves_send_for_callers(tmp_path, monkeypatch):
+    """A docstring's `optimizer (...)` or a method call `optimizer.step()` is no call of a
+    gradient object: the callers of such a function are not searched for one."""
+    root = write(tmp_path, {"pyproject.toml": "", "utils.py": SCALER_UTILS, "engine.py": SCALER_ENGINE,
+                            "main.py": SCALER_MAIN, "schedules.py": SCHEDULES})
+    project = Project(root)
+    asked = []
+    searched = project.callers
+    monkeypatch.setattr(project, "callers", lambda path, name: asked.append(name) or searched(path, name))
+    schedules = model_in(project, root / "schedules.py")
+    assert project.gradient_callables() and schedules.project.gradient_names(schedules) == set()
+    assert asked == []
+    engine = model_in(project, root / "engine.py")
+    assert "step_scaler" in engine.project.gradient_names(engine) and asked == ["train_one_epoch"]
+
+
 def test_callees_and_classes_through_the_seam(tmp_path):
     root = write(tmp_path, {
         "pyproject.toml": "",
