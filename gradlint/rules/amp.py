@@ -155,6 +155,10 @@ def _updated_anywhere(model: ModuleModel, scaler: str) -> bool:
     )
 
 
+# torch's record of where each optimizer is between unscale_ and update: its enum and the table.
+SCALER_STATE_NAMES = frozenset({"OptState", "_per_optimizer_states"})
+
+
 class DoubleUnscale(Rule):
     code = "GL304"
     fix_applicability = "safe"
@@ -168,7 +172,7 @@ class DoubleUnscale(Rule):
                 continue
             unscales = loop.of(Kind.UNSCALE)
             for second in unscales:
-                if scaler_enabled(model, second.target) is not True:
+                if scaler_enabled(model, second.target) is not True or _asks_whether_unscaled(second):
                     continue
                 first = next((u for u in unscales if _same_unscale(u, second) and u.order < second.order
                               and not exclusive(u, second) and not _update_between(loop, u, second)), None)
@@ -197,6 +201,17 @@ class DoubleUnscale(Rule):
         ):
             fix = FixPlan(f"Remove the second {code(model, second)}", (RemoveStatement(model.position(stmt)),))
         return Finding(self.code, model.span(second.anchor), message, fix)
+
+
+def _asks_whether_unscaled(unscale) -> bool:
+    """The unscale_ runs only when the scaler's own record says this optimizer is not unscaled
+    yet (`if state["stage"] is not OptState.UNSCALED:`, read off `scaler._per_optimizer_states`):
+    a second call is then skipped at run time."""
+    return any(
+        isinstance(node, (ast.Name, ast.Attribute)) and (getattr(node, "id", None) or getattr(node, "attr", None))
+        in SCALER_STATE_NAMES
+        for guard in unscale.guards for node in ast.walk(guard.test)
+    )
 
 
 def _same_unscale(a, b) -> bool:

@@ -17,6 +17,7 @@ from gradlint.rules.shared import contains
 INERT_METHODS = frozenset({"backward", "scale", "mean", "sum", "item", "detach", "float", "div", "mul", "div_", "mul_"})
 INERT_FUNCTIONS = frozenset({"print", "len", "float"})
 INSPECTING = frozenset({"hasattr", "getattr", "isinstance", "setattr", "print", "type", "id", "len"})
+SHARDED = frozenset({"FSDP", "FullyShardedDataParallel"})
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 # Statements that must not move into the context with the forward.
 STEPPING = frozenset({"step", "zero_grad", "unscale_", "update", "clip_grad_norm_", "clip_grad_value_"})
@@ -67,8 +68,25 @@ def _no_sync_contexts(model: ModuleModel):
              and isinstance(n.func, ast.Attribute) and n.func.attr == "no_sync"),
             None,
         ) if value is not None else None
-        if owner:
+        if owner and not _sharded(model, stmt, owner):
             yield stmt, context, owner
+
+
+def _sharded(model: ModuleModel, stmt: ast.stmt, owner: str) -> bool:
+    """The model is FSDP (a parameter annotated so, a name made by the wrapper or by a helper of
+    the module that returns one): FSDP reads its no_sync flag in the backward's hooks, so a
+    context around the backward alone is right."""
+    scope = model.parents.scope_of(stmt)
+    arguments = getattr(scope, "args", None)
+    makers = [a.annotation for a in (arguments.args + arguments.kwonlyargs if arguments else [])
+              if a.arg == owner and a.annotation is not None]
+    value, _, _ = model.values.reaching_value(ast.parse(owner, mode="eval").body, scope, stmt.lineno)
+    if isinstance(value, ast.Call):
+        makers.append(value.func)
+        helper = resolve_callee(model, value, CallContext(model, scope, model.parents.enclosing_class(scope)))
+        if helper is not None and helper.module is model and helper.function.returns is not None:
+            makers.append(helper.function.returns)
+    return any((dotted(m) or "").rsplit(".", 1)[-1] in SHARDED for m in makers)
 
 
 def _only_backward(with_stmt: ast.stmt, ddp: str) -> bool:
@@ -93,8 +111,9 @@ def _enclosing_loop(model: ModuleModel, scope: ast.AST, line: int) -> ast.stmt |
 
 
 def _forward_before(model: ModuleModel, scope: ast.AST, line: int, ddp: str) -> ast.Call | None:
-    """The last call before `line`, in the innermost loop around it (else in the function), that
-    runs the DDP model: `ddp(x)`, `ddp.forward(x)`, a call given `ddp`, or a helper that calls it."""
+    """The last call before `line`, in the innermost loop around it (else in the function) and
+    not on the other branch of an `if` from it, that runs the DDP model: `ddp(x)`, `ddp.forward(x)`,
+    a call given `ddp`, or a helper that calls it."""
     region = _enclosing_loop(model, scope, line) or scope
     body = region.body if hasattr(region, "body") else []
     calls = sorted(
@@ -102,9 +121,13 @@ def _forward_before(model: ModuleModel, scope: ast.AST, line: int, ddp: str) -> 
         key=lambda n: (n.lineno, n.col_offset),
     )
     context = CallContext(model, scope, model.parents.enclosing_class(scope))
+    branches = [(n.body, n.orelse) for n in ast.walk(region) if isinstance(n, ast.If) and n.orelse]
     for call in reversed(calls):
+        if any(_within(call, a) and _within(line, b) or _within(call, b) and _within(line, a)
+               for a, b in branches):
+            continue  # `if update: ...clip(model)... else: with model.no_sync(): ...`
         if _runs(call, ddp):
-            return call
+            return None if _under_no_sync(region, call) else call
         callee = resolve_callee(model, call, context)
         if callee is not None and callee.module is model and any(
             isinstance(n, ast.Call) and _runs(n, ddp) for n in ast.walk(callee.function)
@@ -113,10 +136,27 @@ def _forward_before(model: ModuleModel, scope: ast.AST, line: int, ddp: str) -> 
     return None
 
 
+def _under_no_sync(region: ast.AST, call: ast.Call) -> bool:
+    """The forward already runs in a no_sync context (the caller's, for a per-micro-batch helper)."""
+    return any(
+        isinstance(n, (ast.With, ast.AsyncWith)) and _within(call, n.body) and any(
+            isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "attr", None) == "no_sync"
+            for i in n.items
+        )
+        for n in ast.walk(region)
+    )
+
+
+def _within(node, block: list[ast.stmt]) -> bool:
+    line = node if isinstance(node, int) else node.lineno
+    return block[0].lineno <= line <= block[-1].end_lineno
+
+
 def _runs(call: ast.Call, ddp: str) -> bool:
     if dotted(call.func) in (ddp, f"{ddp}.forward"):
         return True
-    inspects = isinstance(call.func, ast.Name) and call.func.id in INSPECTING
+    name = (dotted(call.func) or "").rsplit(".", 1)[-1]
+    inspects = name in INSPECTING or name.startswith("clip_grad")  # clip_grad_norm(model, max_norm)
     return not inspects and any(dotted(a) == ddp for a in call.args)
 
 
