@@ -231,7 +231,11 @@ class TrainingLoop:
         if not backwards:
             return None
         guard = _common_boundary(steps)
-        if guard is not None and all(guard not in b.guards for b in backwards):
+        if guard is not None and (
+            all(guard not in b.guards for b in backwards)
+            # `if update: backward(); step() else: with no_sync(): backward()`
+            or any(guard.excludes(g) for b in backwards for g in b.guards)
+        ):
             if self._always_one(guard.boundary.factor):
                 return None
             return Accumulation(guard.boundary.factor, guard=guard, path=path)

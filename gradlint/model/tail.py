@@ -29,7 +29,7 @@ PROGRESS_WRAPPERS = frozenset({"tqdm", "track", "progress_bar", "progressbar", "
 @dataclass(frozen=True)
 class EpochTail:
     counter: str  # the enumerate index the boundary counts
-    start: int  # enumerate's start
+    start: int | None  # enumerate's start; None when a variable (a resumed step, a global count)
     source: ast.expr  # what the loop iterates over: len() of it is the number of micro-batches
     cleared_before: bool  # gradients are cleared before the loop: the tail is dropped, not carried
 
@@ -51,6 +51,8 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     block = model.parents.block.get(node, [])
     before = block[: block.index(node)] if node in block else []
     cleared = any(clearing_of(model, n) is not None for stmt in before for n in ast.walk(stmt))
+    if start is None and not cleared:
+        return None  # the index may count on across epochs, and the window with it
     return EpochTail(counter, start, source, cleared)
 
 
@@ -67,7 +69,7 @@ def _aliases(loop: ast.For, index: str) -> set[str]:
     return {name for stmt in leading for name in map(dotted, stmt.targets) if name} - assigned_later
 
 
-def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int, ast.expr] | None:
+def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, ast.expr] | None:
     """(index name, start, iterated object) of `for i, x in enumerate(obj[, start])`, when
     `obj` has a visible length (a name or attribute, possibly inside a progress bar, or handed
     to a generator that yields each of its items)."""
@@ -77,14 +79,13 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int, ast.expr]
     if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)):
         return None
     starts = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "start")]
-    if starts and not (isinstance(starts[0], ast.Constant) and isinstance(starts[0].value, int)):
-        return None
+    start = (starts[0].value if isinstance(starts[0], ast.Constant) and isinstance(starts[0].value, int) else None) if starts else 0
     source = _unwrap_progress(call.args[0])
     if isinstance(source, ast.Call):
         source = _item_by_item(model, loop, source) or source
     if dotted(source) is None:
         return None  # a generator, iter(...), zip(...): its length is not known
-    return target.elts[0].id, starts[0].value if starts else 0, source
+    return target.elts[0].id, start, source
 
 
 def _unwrap_progress(expr: ast.expr) -> ast.expr:
