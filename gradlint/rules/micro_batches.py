@@ -8,6 +8,7 @@ from typing import Iterator
 from gradlint.fixplan import ReplaceExpression
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.events import STEPS
+from gradlint.model.guards import negated_source
 from gradlint.model.prepared import prepared_names
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
@@ -103,7 +104,8 @@ class DroppedTailMicroBatches(LoopRule):
         if elsewhere:  # tested in another object's helper the loop hands its boundary to (`loss_scaler(..., update_grad=...)`)
             when, span = f"{code(model, step)} runs only every `{factor}` micro-batches", model.span(step.anchor)
         else:
-            when, span = f"the step runs only when `{model.source(guard.test)}`", model.span(guard.test)
+            test = model.source(guard.test) if guard.holds else negated_source(guard.test)
+            when, span = f"the step runs only when `{test}`", model.span(guard.test)
         fate = (
             "the gradients are cleared before the next epoch, so those batches are dropped"
             if tail.cleared_before else

@@ -26,7 +26,7 @@ for epoch in range(90):
     sampler.set_epoch(epoch)
     for i, (images, labels) in enumerate(loader):
         images, labels = images.cuda(non_blocking=True), labels.cuda(non_blocking=True)
-        if (i + 1) % accum_steps != 0:
+        if (i + 1) % accum_steps != 0:  # expect: GL205
             with model.no_sync():
                 loss = criterion(model(images), labels) / accum_steps
                 loss.backward()

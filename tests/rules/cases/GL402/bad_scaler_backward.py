@@ -4,7 +4,7 @@ scaler = torch.amp.GradScaler("cuda")
 for i, (images, labels) in enumerate(loader):
     with torch.autocast("cuda", dtype=torch.float16):
         loss = criterion(ddp_model(images), labels) / accumulation
-    if (i + 1) % accumulation != 0:
+    if (i + 1) % accumulation != 0:  # expect: GL205
         with ddp_model.no_sync():  # expect: GL402
             scaler.scale(loss).backward()
     else:

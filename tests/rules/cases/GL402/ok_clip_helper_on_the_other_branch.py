@@ -20,7 +20,7 @@ def apply_gradients(model: DistributedDataParallel, loss, optimizer, boundary, m
 
 def train_epoch(model, loader, optimizer, accumulation_steps):
     for step, (inputs, targets) in enumerate(loader):
-        boundary = (step + 1) % accumulation_steps == 0
+        boundary = (step + 1) % accumulation_steps == 0 or step + 1 == len(loader)
         if boundary:
             loss = torch.nn.functional.cross_entropy(model(inputs), targets) / accumulation_steps
         else:

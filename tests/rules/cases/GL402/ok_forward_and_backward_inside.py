@@ -1,5 +1,5 @@
 for i, (x, y) in enumerate(loader):
-    if (i + 1) % accum_steps != 0:
+    if (i + 1) % accum_steps != 0:  # expect: GL205
         with model.no_sync():
             loss = criterion(model(x), y) / accum_steps
             loss.backward()
