@@ -217,7 +217,9 @@ class TrainingLoop:
         for step in steps:
             path_steps = [s for s in steps if not s.exclusive_with(step)]
             if len(path_steps) < len(steps):
-                found = self._accumulation(path_steps, [b for b in backwards if not b.exclusive_with(step)], step)
+                # the path's backwards: those beside its step, and those across its boundary test
+                path = [b for b in backwards if not _excluded_off_boundary(b, step)]
+                found = self._accumulation(path_steps, path, step)
                 if found is not None:
                     return found
         return None
@@ -335,6 +337,12 @@ def _is_one(expr: ast.expr) -> bool:
 
 def _called(expr: ast.expr, name: str) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
+
+
+def _excluded_off_boundary(event: Event, step: Event) -> bool:
+    """`event` is on another branch from `step` for a reason other than the step's boundary
+    test (the other side of `if amp:`, not the micro-batches between two steps)."""
+    return any(a.excludes(b) for a in event.guards for b in step.guards if b.boundary is None)
 
 
 def _common_boundary(steps: list[Event]) -> Guard | None:

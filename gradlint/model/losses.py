@@ -16,7 +16,7 @@ MAX_DEPTH = 8
 DIVIDING_METHODS = frozenset({"div", "div_", "true_divide", "divide"})
 NORMALIZING_METHODS = DIVIDING_METHODS | {"mul", "mul_", "multiply"}
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
-RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|module|forward|^F$", re.IGNORECASE)
+RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|module|forward|^F$", re.IGNORECASE)
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`):
 # it sets the term's share, it does not divide by the window.
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma"})
