@@ -222,6 +222,14 @@ class TrainingLoop:
                 found = self._accumulation(path_steps, path, step)
                 if found is not None:
                     return found
+        # One branch backpropagates once per batch, another per micro-batch before a shared step
+        # (`if accum == 1: backward(loss) else: for j in range(accum): backward(...)`).
+        for backward in backwards:
+            path = [b for b in backwards if not b.exclusive_with(backward)]
+            if len(path) < len(backwards):
+                found = self._accumulation([s for s in steps if not s.exclusive_with(backward)], path, backward)
+                if found is not None:
+                    return found
         return None
 
     def on_path(self, *kinds: Kind) -> list[Event]:
@@ -230,7 +238,7 @@ class TrainingLoop:
         return [e for e in self.of(*kinds) if accumulation is None or accumulation.covers(e)]
 
     def _accumulation(self, steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
-        if not backwards:
+        if not backwards or not steps:
             return None
         guard = _common_boundary(steps)
         if guard is not None and (

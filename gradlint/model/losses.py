@@ -24,6 +24,7 @@ NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accu
 # The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
 # which leaves each rank's loss as large as before, so it does not divide by the window.
 PROCESS_COUNT_NAMES = frozenset({"world_size", "num_gpus", "n_gpu", "n_gpus", "ngpus", "num_processes", "num_replicas"})
+CONCATENATIONS = frozenset({"cat", "stack", "concat"})
 OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
 
 
@@ -139,9 +140,45 @@ class _Analysis:
             # what it returns cannot be told: read the call as if the function were unknown
         if _told_how_to_normalize(call):
             return None  # `model(**batch, num_items_in_batch=n)`: the callee divides
+        if self.spans_cached_micro_batches(call, scope):
+            return None  # a loss over the whole window's batch: its gradients sum, undivided
         if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]):
             return False  # the raw value of a loss function, a criterion, a model's forward
         return None  # some other function: it may well divide inside
+
+    def spans_cached_micro_batches(self, call: ast.Call, scope: ast.AST) -> bool:
+        """Gradient caching: the loss is taken over this micro-batch's output concatenated with
+        the other micro-batches' cached outputs (`torch.cat(cached[:j] + [out] + cached[j + 1:])`),
+        given directly or through names assigned in the function."""
+        table = self.model.scope(scope)
+
+        def assigned(name: str) -> list[ast.expr]:
+            values = [getattr(s, "value", None) for s in table.before(name, call.lineno)]
+            values += [  # `inputs[key] = torch.cat(...)` for `loss(**inputs)`
+                s.value for s in ast.walk(scope) if isinstance(s, ast.Assign) and s.lineno < call.lineno
+                and any(isinstance(t, ast.Subscript) and dotted(t.value) == name for t in s.targets)
+            ]
+            return [v for v in values if v is not None]
+
+        def sliced(value: ast.expr, depth: int) -> bool:
+            nodes = list(ast.walk(value))
+            if any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) for n in nodes):
+                return True
+            return depth > 0 and any(
+                sliced(v, depth - 1) for n in nodes if isinstance(n, ast.Name) for v in assigned(n.id)
+            )
+
+        def concatenates_cache(value: ast.expr, depth: int) -> bool:
+            return any(
+                isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in CONCATENATIONS
+                and sliced(n, 1)
+                for n in ast.walk(value)
+            ) or depth > 0 and any(
+                concatenates_cache(v, depth - 1) for n in ast.walk(value) if isinstance(n, ast.Name)
+                for v in assigned(n.id)
+            )
+
+        return any(concatenates_cache(a, 1) for a in [*call.args, *(k.value for k in call.keywords)])
 
     def running_sum(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
         """A name whose only earlier value is the `None` or `0` a sum starts from."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
 from gradlint.fixplan import EnsureImport, FixPlan, WrapStatements
@@ -19,6 +20,7 @@ class DdpAccumulationWithoutNoSync(Rule):
     fix_applicability = "safe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
+        reported = set()  # backwards already reported from another unit (a step method and its driver)
         for loop in model.loops:
             accumulation = loop.accumulation
             forwards = loop.on_path(Kind.FORWARD)
@@ -32,8 +34,17 @@ class DdpAccumulationWithoutNoSync(Rule):
                 f"micro-batches, but {code(model, backwards[0])} all-reduces them on every one: "
                 f"run the forward and backward of non-final micro-batches under `{ddp}.no_sync()`"
             )
+            if id(backwards[0].node) in reported:
+                continue
+            reported.add(id(backwards[0].node))
             fix = _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], ddp)
-            yield Finding(self.code, model.span(backwards[0].anchor), message, fix)
+            yield Finding(self.code, model.span(_in_loop(backwards[0])), message, fix)
+
+
+def _in_loop(backward) -> ast.AST:
+    """Where the loop runs the backward: the call of the helper that holds it, since the
+    all-reduce it starts belongs to the loop's window, not to the helper."""
+    return backward.site if backward.inlined and not backward.elsewhere else backward.anchor
 
 
 def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation, forward, backward, ddp) -> FixPlan | None:

@@ -13,7 +13,7 @@ from models import GPT2LMModel
 def optimizer_step(loss, optimizer, model, scheduler, args, is_update=True):
     if args.fp16:
         with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss.backward()  # expect: GL401
+            loss.backward()
     else:
         loss.backward()
     if is_update:
@@ -34,7 +34,7 @@ def train_validate(model, optimizer, scheduler, train_loader, args, train_step=0
         lm_loss = lm_loss.mean()
         train_step += 1
         is_update = True if train_step % args.grad_acc == 0 else False
-        optimizer_step(lm_loss / args.grad_acc, optimizer, model, scheduler, args, is_update=is_update)
+        optimizer_step(lm_loss / args.grad_acc, optimizer, model, scheduler, args, is_update=is_update)  # expect: GL401
         if train_step >= args.max_step:
             break
     return train_step

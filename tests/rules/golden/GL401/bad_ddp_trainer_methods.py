@@ -22,7 +22,7 @@ class Trainer:
         return self.ctc(log_probs.transpose(0, 1), batch["targets"].cuda(), lengths, batch["target_lengths"])
 
     def backward(self, loss):
-        self.scaler.scale(loss / self.args.update_freq).backward()  # expect: GL401
+        self.scaler.scale(loss / self.args.update_freq).backward()
 
     def step(self):
         self.scaler.unscale_(self.optimizer)
@@ -35,6 +35,6 @@ class Trainer:
     def train_epoch(self, loader):
         for i, batch in enumerate(loader):
             loss = self.compute_loss(batch)
-            self.backward(loss)
+            self.backward(loss)  # expect: GL401
             if (i + 1) % self.args.update_freq == 0 or i + 1 == len(loader):  # expect: GL205
                 self.step()
