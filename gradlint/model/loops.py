@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import callers
+from gradlint.model.callees import CallContext, callers, class_of_scope, resolve_callee
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, Kind, unit_events
 from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted
@@ -59,7 +59,7 @@ class Accumulation:
             target = target.elts[0]
         elif not _called(loop.iter, "range") or len(loop.iter.args) != 1:
             return None
-        if not isinstance(target, ast.Name):
+        if not isinstance(target, ast.Name) or _yielded(model, loop, self.factor):
             return None
         factor = model.source(self.factor)  # synthetic `len(x)` nodes unparse
         if not isinstance(self.factor, (ast.Name, ast.Attribute, ast.Constant, ast.Call)):
@@ -82,7 +82,8 @@ class Accumulation:
         if not self.covers(event):
             return False
         if self.inner_loop is not None:
-            return self.inner_loop in event.loops
+            index = _loop_index(self.inner_loop)
+            return self.inner_loop in event.loops and not any(_picks_one(g, index) for g in event.guards)
         return not any(g.boundary or g.inside_window for g in event.guards)
 
     def at_step(self, event: Event) -> bool:
@@ -191,9 +192,10 @@ class TrainingLoop:
     @cached_property
     def controls_sync(self) -> bool:
         """Gradient sync is switched on the loop's path: a NO_SYNC event in it or a helper it
-        calls, or a `with` whose context manager was made from one before the loop
-        (`sync_context = model.no_sync if ddp else nullcontext`)."""
-        if self.of(Kind.NO_SYNC):
+        calls (not one under `torch.no_grad()`, around an evaluation), or a `with` whose context
+        manager was made from one before the loop (`sync_context = model.no_sync if ddp else
+        nullcontext`)."""
+        if any(not _without_grad(e) for e in self.of(Kind.NO_SYNC)):
             return True
         seen: set[int] = set()
         for event in self.events:
@@ -345,6 +347,40 @@ def _is_one(expr: ast.expr) -> bool:
 
 def _called(expr: ast.expr, name: str) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
+
+
+def _without_grad(event: Event) -> bool:
+    return any(
+        isinstance(c, ast.Call) and (dotted(c.func) or "").rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
+        for c in event.contexts
+    )
+
+
+def _yielded(model: "ModuleModel", loop: ast.For, factor: ast.expr) -> bool:
+    """`len(split_microbatches(...))` of a generator of the project: no len() to test against."""
+    if not (_called(factor, "len") and isinstance(factor.args[0], ast.Call)):
+        return False
+    scope = model.parents.scope_of(loop)
+    callee = resolve_callee(model, factor.args[0], CallContext(model, scope, class_of_scope(model, scope)))
+    return callee is not None and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(callee.function))
+
+
+def _loop_index(loop: ast.For) -> str | None:
+    """`i` of `for i in range(...)` or `for i, x in enumerate(...)`."""
+    target = loop.target
+    if isinstance(target, ast.Tuple) and target.elts and _called(loop.iter, "enumerate"):
+        target = target.elts[0]
+    return target.id if isinstance(target, ast.Name) and (_called(loop.iter, "range") or _called(loop.iter, "enumerate")) else None
+
+
+def _picks_one(guard: Guard, index: str | None) -> bool:
+    """`if i == 0:` (or `== last`) inside the micro-batch loop: once per window, not per micro-batch."""
+    test = guard.test
+    return (
+        index is not None and guard.holds and isinstance(test, ast.Compare) and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and index in {dotted(test.left), dotted(test.comparators[0])}
+    )
 
 
 def _excluded_off_boundary(event: Event, step: Event) -> bool:

@@ -37,6 +37,7 @@ MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
 BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
+METHOD_DEFINITION = re.compile(rb"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
 GRADIENT_WORDS = re.compile(r"backward|step|grad|scal|clip|sync")
 GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
@@ -108,7 +109,7 @@ class Project:
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
-        self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
+        self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str], dict]] = {}
         self._real: dict[Path, Path] = {}
 
     def _resolved(self, path: Path) -> Path:
@@ -240,18 +241,26 @@ class Project:
         the only ones whose returned roles are worth a summary (`model = smart_DDP(model)`)."""
         return self._words(path)[2]
 
-    def _words(self, path: Path) -> tuple[frozenset[str] | None, frozenset[str], frozenset[str]]:
-        """(symbols reaching backward, None when nothing does; gradient symbols; DDP symbols)."""
+    def gradient_methods(self, path: Path, cls: str) -> frozenset[str]:
+        """Methods of a top-level class whose text spells gradient code, or calls one that does:
+        `trainer.optimize(opt)` on a `MixedPrecisionTrainer` is worth resolving, `.to()` is not."""
+        return self._words(path)[3].get(cls, frozenset())
+
+    def _words(self, path: Path) -> tuple[frozenset[str] | None, frozenset[str], frozenset[str], dict]:
+        """(symbols reaching backward, None when nothing does; gradient symbols; DDP symbols;
+        gradient methods by class)."""
         path = self._resolved(path)
         if path not in self._text_tests:
             data = self._read(path)
             if data is None:
-                self._text_tests[path] = (None, frozenset(), frozenset())
+                self._text_tests[path] = (None, frozenset(), frozenset(), {})
             else:
+                gradient = _symbols_spelling(data, GRADIENT_CODE_BYTES.search)
                 self._text_tests[path] = (
                     _symbols_spelling(data, BACKWARD_CALL_BYTES.search) if BACKWARD_CALL_BYTES.search(data) else None,
-                    _symbols_spelling(data, GRADIENT_CODE_BYTES.search),
+                    gradient,
                     _symbols_spelling(data, DDP_BYTES.search) if DDP_BYTES.search(data) else frozenset(),
+                    _gradient_methods(data, gradient),
                 )
         return self._text_tests[path]
 
@@ -435,11 +444,23 @@ def _read_regular(path: Path) -> tuple[bytes, os.stat_result] | None:
 def _symbols_spelling(data: bytes, matches: Callable[[bytes], object], follow_calls: bool = True) -> frozenset[str]:
     """Top-level functions and classes whose text `matches`, or (`follow_calls`) calls one
     that does."""
-    starts = [(m.start(), (m.group(1) or m.group(2)).decode()) for m in TOP_LEVEL_DEFINITION.finditer(data)]
-    bodies = {name: data[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(data), "")])}
+    bodies = _top_level_bodies(data)
+    return _spelling(bodies, matches) if follow_calls else frozenset(n for n, b in bodies.items() if matches(b))
+
+
+def _top_level_bodies(data: bytes) -> dict[str, bytes]:
+    return _bodies(data, [(m.start(), (m.group(1) or m.group(2)).decode()) for m in TOP_LEVEL_DEFINITION.finditer(data)])
+
+
+def _bodies(data: bytes, starts: list[tuple[int, str]]) -> dict[str, bytes]:
+    return {name: data[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(data), "")])}
+
+
+def _spelling(bodies: dict[str, bytes], matches: Callable[[bytes], object]) -> frozenset[str]:
+    """Names whose body `matches`, or calls (to a few levels) one whose body does."""
     found = {name for name, body in bodies.items() if matches(body)}
-    if not found or not follow_calls:
-        return frozenset(found)
+    if not found:
+        return frozenset()
     calls = {name: {c.decode() for c in CALLED_NAME_BYTES.findall(body)} for name, body in bodies.items() if name not in found}
     for _ in range(3):  # helpers calling helpers
         more = {name for name, called in calls.items() if name not in found and not called.isdisjoint(found)}
@@ -447,6 +468,21 @@ def _symbols_spelling(data: bytes, matches: Callable[[bytes], object], follow_ca
             break
         found |= more
     return frozenset(found)
+
+
+def _gradient_methods(data: bytes, gradient_symbols: frozenset[str]) -> dict[str, frozenset[str]]:
+    """For each top-level class among `gradient_symbols`: its methods (at the class body's
+    indentation) whose text spells gradient code or calls such a method."""
+    found = {}
+    for name, body in _top_level_bodies(data).items():
+        if name not in gradient_symbols or not body.startswith(b"class"):
+            continue
+        methods = list(METHOD_DEFINITION.finditer(body))
+        if methods:
+            indent = methods[0].group(1)
+            starts = [(m.start(), m.group(2).decode()) for m in methods if m.group(1) == indent]
+            found[name] = _spelling(_bodies(body, starts), GRADIENT_CODE_BYTES.search)
+    return found
 
 
 def _callable_touching_gradients(class_text: bytes) -> bool:
@@ -540,7 +576,8 @@ class ProjectContext:
 
     def gradient_names(self, module: "ModuleModel") -> set[str]:
         """Local names of `module` bound to project functions or modules that touch gradients,
-        and the names of those functions in the modules (`backward_step` of `utils.backward_step`)."""
+        the names of those functions in the modules (`backward_step` of `utils.backward_step`),
+        and the gradient-touching methods of those classes (`optimize` of a trainer object)."""
         names = set()
         for local, qualname in module.imports.aliases.items():
             located = self._locate(module, qualname)
@@ -553,6 +590,8 @@ class ProjectContext:
             if touching if not inner else inner[0] in touching:
                 self._note(path)
                 names.add(local)
+                for cls in touching if not inner else inner[:1]:  # `trainer.optimize(opt)` on an instance
+                    names |= self.project.gradient_methods(path, cls)
         return names | self._gradient_object_parameters(module, names)
 
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:

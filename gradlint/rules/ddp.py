@@ -38,13 +38,17 @@ class DdpAccumulationWithoutNoSync(Rule):
                 continue
             reported.add(id(backwards[0].node))
             fix = _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], ddp)
-            yield Finding(self.code, model.span(_in_loop(backwards[0])), message, fix)
+            yield Finding(self.code, model.span(_in_loop(model, backwards[0], accumulation)), message, fix)
 
 
-def _in_loop(backward) -> ast.AST:
-    """Where the loop runs the backward: the call of the helper that holds it, since the
-    all-reduce it starts belongs to the loop's window, not to the helper."""
-    return backward.site if backward.inlined and not backward.elsewhere else backward.anchor
+def _in_loop(model: ModuleModel, backward, accumulation: Accumulation) -> ast.AST:
+    """Where the window's micro-batches run the backward: inside the micro-batch loop when the
+    backward (or the call leading to it) sits there, else the call of the helper holding it in
+    the loop, since the all-reduce it starts belongs to the loop's window, not to the helper."""
+    anchor, inner = backward.anchor, accumulation.inner_loop
+    if inner is not None and inner in model.parents.parent and inner.lineno <= anchor.lineno <= inner.end_lineno:
+        return anchor
+    return backward.site if backward.inlined and not backward.elsewhere else anchor
 
 
 def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation, forward, backward, ddp) -> FixPlan | None:

@@ -597,3 +597,99 @@ def test_deepspeed_or_ddp_engine_with_no_sync_is_silent(workdir, gradlint):
     )
     project(workdir, {"engine.py": engine, "main.py": DS_OR_DDP_MAIN})
     assert codes(check(gradlint, ".")) == []
+
+
+FP16_TRAINER = """
+import torch
+
+
+class MixedPrecisionTrainer:
+    \"\"\"Keeps fp32 master weights; the script calls backward() per micro-batch, optimize() once.\"\"\"
+
+    def __init__(self, model, use_fp16=False, loss_scale=2.0 ** 16):
+        self.model = model
+        self.use_fp16 = use_fp16
+        self.loss_scale = loss_scale
+        self.master_params = [p for p in model.parameters() if p.requires_grad]
+
+    def zero_grad(self):
+        for param in self.master_params:
+            param.grad = None
+
+    def backward(self, loss):
+        if self.use_fp16:
+            (loss * self.loss_scale).backward()
+        else:
+            loss.backward()
+
+    def optimize(self, opt):
+        if self.use_fp16:
+            for param in self.master_params:
+                param.grad.mul_(1.0 / self.loss_scale)
+        opt.step()
+"""
+
+CLASSIFIER_SCRIPT = """
+import torch
+import torch.nn.functional as F
+from torch.nn.parallel.distributed import DistributedDataParallel as DDP
+
+from trainer.fp16 import MixedPrecisionTrainer
+
+
+def split_microbatches(microbatch, *tensors):
+    size = len(tensors[0])
+    if microbatch == -1:
+        yield tensors
+    else:
+        for i in range(0, size, microbatch):
+            yield tuple(x[i : i + microbatch] for x in tensors)
+
+
+def main(args, classifier, data, val_data):
+    mp_trainer = MixedPrecisionTrainer(classifier, use_fp16=args.fp16)
+    model = DDP(classifier, device_ids=[args.local_rank])
+    opt = torch.optim.AdamW(mp_trainer.master_params, lr=args.lr)
+
+    def forward_backward_log(data_loader, prefix="train"):
+        batch, labels = next(data_loader)
+        for i, (sub_batch, sub_labels) in enumerate(split_microbatches(args.microbatch, batch, labels)):
+            loss = F.cross_entropy(model(sub_batch), sub_labels)
+            if loss.requires_grad:
+                if i == 0:
+                    mp_trainer.zero_grad()
+                mp_trainer.backward(loss * len(sub_batch) / len(batch))
+
+    for step in range(args.iterations):
+        forward_backward_log(data)
+        mp_trainer.optimize(opt)
+        if not step % args.eval_interval:
+            with torch.no_grad():
+                with model.no_sync():
+                    model.eval()
+                    forward_backward_log(val_data, prefix="val")
+                    model.train()
+"""
+
+
+def test_trainer_object_of_another_module_steps_for_a_closure_loop(workdir, gradlint):
+    """guided-diffusion style: a closure slices the batch into micro-batches and backpropagates
+    through an imported trainer object, whose optimize() steps once per batch. The DDP model
+    all-reduces on every slice; the no_sync around the evaluation (no grad) changes nothing.
+    Zeroing on the first slice only is right."""
+    project(workdir, {"trainer/__init__.py": "", "trainer/fp16.py": FP16_TRAINER, "classifier_train.py": CLASSIFIER_SCRIPT})
+    found = gradlint("check", "--format", "concise", "classifier_train.py")  # every rule: no GL202
+    assert codes(found) == [("classifier_train.py", "GL401")]
+    assert "classifier_train.py:30:" in found.stdout  # at the backward inside the micro-batch loop
+    synced = CLASSIFIER_SCRIPT.replace(
+        "                mp_trainer.backward(loss * len(sub_batch) / len(batch))",
+        "                mp_trainer.backward(loss * len(sub_batch) / len(batch))\n"
+        "        # (the slices above run under no_sync but the last)",
+    ).replace(
+        "            loss = F.cross_entropy(model(sub_batch), sub_labels)\n",
+        "            last = (i + 1) * args.microbatch >= len(batch)\n"
+        "            with (contextlib.nullcontext() if last else model.no_sync()):\n"
+        "                loss = F.cross_entropy(model(sub_batch), sub_labels)\n",
+    ).replace("import torch\n", "import contextlib\n\nimport torch\n", 1)
+    (workdir / "classifier_train.py").write_text(textwrap.dedent(synced))
+    assert codes(gradlint("check", "--format", "concise", "classifier_train.py")) == []
