@@ -109,7 +109,8 @@ class Project:
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
-        self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str], dict]] = {}
+        self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
+        self._methods: dict[Path, dict[str, frozenset[str]]] = {}
         self._real: dict[Path, Path] = {}
 
     def _resolved(self, path: Path) -> Path:
@@ -244,23 +245,24 @@ class Project:
     def gradient_methods(self, path: Path, cls: str) -> frozenset[str]:
         """Methods of a top-level class whose text spells gradient code, or calls one that does:
         `trainer.optimize(opt)` on a `MixedPrecisionTrainer` is worth resolving, `.to()` is not."""
-        return self._words(path)[3].get(cls, frozenset())
+        path = self._resolved(path)
+        if path not in self._methods:
+            data = self._read(path)
+            self._methods[path] = _gradient_methods(data, self._words(path)[1]) if data is not None else {}
+        return self._methods[path].get(cls, frozenset())
 
-    def _words(self, path: Path) -> tuple[frozenset[str] | None, frozenset[str], frozenset[str], dict]:
-        """(symbols reaching backward, None when nothing does; gradient symbols; DDP symbols;
-        gradient methods by class)."""
+    def _words(self, path: Path) -> tuple[frozenset[str] | None, frozenset[str], frozenset[str]]:
+        """(symbols reaching backward, None when nothing does; gradient symbols; DDP symbols)."""
         path = self._resolved(path)
         if path not in self._text_tests:
             data = self._read(path)
             if data is None:
-                self._text_tests[path] = (None, frozenset(), frozenset(), {})
+                self._text_tests[path] = (None, frozenset(), frozenset())
             else:
-                gradient = _symbols_spelling(data, GRADIENT_CODE_BYTES.search)
                 self._text_tests[path] = (
                     _symbols_spelling(data, BACKWARD_CALL_BYTES.search) if BACKWARD_CALL_BYTES.search(data) else None,
-                    gradient,
+                    _symbols_spelling(data, GRADIENT_CODE_BYTES.search),
                     _symbols_spelling(data, DDP_BYTES.search) if DDP_BYTES.search(data) else frozenset(),
-                    _gradient_methods(data, gradient),
                 )
         return self._text_tests[path]
 
@@ -590,8 +592,8 @@ class ProjectContext:
             if touching if not inner else inner[0] in touching:
                 self._note(path)
                 names.add(local)
-                for cls in touching if not inner else inner[:1]:  # `trainer.optimize(opt)` on an instance
-                    names |= self.project.gradient_methods(path, cls)
+                if inner:  # `trainer.optimize(opt)` on an instance of an imported class
+                    names |= self.project.gradient_methods(path, inner[0])
         return names | self._gradient_object_parameters(module, names)
 
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
