@@ -259,15 +259,21 @@ def is_static(function: ast.AST) -> bool:
 
 def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
     """Calls of `function` in its module: `name(...)` for a module function, `self.name(...)`
-    within the class for a method. Other modules' callers come from the project (§2.3)."""
+    within the class for a method, `Class(...)` for `__init__`. Other modules' callers come
+    from the project (§2.3)."""
     def compute():
         name = getattr(function, "name", None)
         if name is None:
             return []
+        cls = module.parents.enclosing_class(function) if name == "__init__" else None
         found = []
-        for call, stmt in module.calls_named(name):
+        for call, stmt in module.calls_named(cls.name if cls is not None else name):
             scope = module.parents.scope_of(stmt)
             context = CallContext(module, scope, class_of_scope(module, scope), stmt)
+            if cls is not None:  # `Trainer(model, ...)` runs Trainer.__init__
+                if class_of_instance(module, call) == (module, cls):
+                    found.append((call, context))
+                continue
             callee = resolve_callee(module, call, context)
             if callee is not None and callee.function is function:
                 found.append((call, context))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import bind_arguments, class_of_scope, is_static, resolve_callee, returned_value
-from gradlint.model.frames import FUNCTION_TYPES, Frame, parameter_roles, passed_by_callers, role_in_frame, value_outside
+from gradlint.model.frames import FUNCTION_TYPES, Frame, constructor_attributes, constructor_role, parameter_roles, passed_by_callers, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
@@ -293,7 +293,14 @@ class EventWalker:
                 names = frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope)
                 frame.ddp_parameters = {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
         lines = frame.module.lines[first - 1 : last]
-        return any(name in line for name in frame.ddp_parameters for line in lines)
+        if any(name in line for name in frame.ddp_parameters for line in lines):
+            return True
+        # `self.model`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
+        # where the lines use it, since the answer means finding the constructor's callers
+        return frame.cls is not None and any(
+            any(f"self.{attribute}" in line for line in lines) and constructor_role(frame.module, frame.cls, attribute) is Role.DDP_MODEL
+            for attribute in constructor_attributes(frame.module, frame.cls)
+        )
 
     def _call(self, call: ast.Call, stmt: ast.stmt) -> None:
         frame = self.frame

@@ -60,6 +60,8 @@ def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
         return None
     head, _, rest = name.partition(".")
     if frame.caller is not None:
+        if head == "self" and frame.cls is not None and frame.cls is frame.caller.cls:
+            return role_in_frame(frame.caller, expr)  # a method of the same object: the same `self`
         argument = frame.arguments.get(head)
         if argument is None:
             return None
@@ -67,9 +69,32 @@ def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
             return role_in_frame(frame.caller, argument) or _constructed_role(frame.caller.module, argument)
         outer = dotted(argument)
         return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
+    if head == "self" and rest and "." not in rest and frame.cls is not None:
+        return constructor_role(frame.module, frame.cls, rest)
     if rest or head not in _parameters(frame.scope):
         return None
     return parameter_roles(frame.module, frame.scope).get(head)
+
+
+def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str]:
+    """Attributes of `self` set once, to a parameter of `__init__` (`self.model = model`)."""
+    init = module.methods(cls).get("__init__")
+    if init is None:
+        return []
+    parameters = _parameters(init)
+    return [
+        attribute for attribute, values in module.class_attributes(cls).items()
+        if len(values) == 1 and isinstance(values[0], ast.Name) and values[0].id in parameters
+    ]
+
+
+def constructor_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> Role | None:
+    """The role of `self.<attribute>` set in `__init__` to its parameter: what every
+    `Trainer(ddp_model, ...)` passes for it."""
+    if attribute not in constructor_attributes(module, cls):
+        return None
+    parameter = module.class_attributes(cls)[attribute][0].id
+    return parameter_roles(module, module.methods(cls)["__init__"]).get(parameter)
 
 
 def _parameters(function: ast.AST) -> set[str]:
@@ -87,8 +112,9 @@ def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]
 
     def compute() -> dict[str, Role]:
         found: dict[str, set] = {}
+        constructed = module.parents.enclosing_class(function) if function.name == "__init__" else None
         for call, context in callers(module, function):
-            callee = Callee(module, function, context.cls if _is_self_call(call) else None)
+            callee = Callee(module, function, constructed or (context.cls if _is_self_call(call) else None))
             caller = Frame(context.module, context.scope, context.cls)
             for param, argument in bind_arguments(callee, call).items():
                 found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))

@@ -654,13 +654,14 @@ class ProjectContext:
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
         """Calls of `function` (of the module this context belongs to) in other project
         modules: only modules whose summary shows a call of it are parsed."""
-        from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
+        from gradlint.model.callees import CallContext, class_of_instance, class_of_scope, resolve_callee
 
         if self.project is None or not isinstance(function, FUNCTIONS):
             return []
         self.project.adopt(self.path, module)
         cls = module.parents.enclosing_class(function)
-        name = f"{cls.name}.{function.name}" if cls else function.name
+        constructor = cls is not None and function.name == "__init__"
+        name = cls.name if constructor else f"{cls.name}.{function.name}" if cls else function.name
         found = []
         sites = self.project.callers(self.path, name)
         # each caller once, under the name it calls the function by (`t` for `import ... as t`)
@@ -671,8 +672,13 @@ class ProjectContext:
             for call, stmt in caller.calls_named(called_as):
                 scope = caller.parents.scope_of(stmt)
                 context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
-                callee = resolve_callee(caller, call, context)
-                if callee is not None and callee.function is function:
+                if constructor:
+                    made = class_of_instance(caller, call)
+                    runs = made is not None and made[1] is cls
+                else:
+                    callee = resolve_callee(caller, call, context)
+                    runs = callee is not None and callee.function is function
+                if runs:
                     self._note(path)
                     found.append((call, context))
         return found

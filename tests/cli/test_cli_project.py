@@ -693,3 +693,61 @@ def test_trainer_object_of_another_module_steps_for_a_closure_loop(workdir, grad
     ).replace("import torch\n", "import contextlib\n\nimport torch\n", 1)
     (workdir / "classifier_train.py").write_text(textwrap.dedent(synced))
     assert codes(gradlint("check", "--format", "concise", "classifier_train.py")) == []
+
+
+NETWORK_TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, loss, optimizer, *, stride_apply=1):
+        self.model = model
+        self.loss = loss
+        self.optimizer = optimizer
+        self.stride_apply = stride_apply
+
+    def train_batch(self, data, targets, apply_gradients=True):
+        loss = self.loss(self.model(data), targets) / self.stride_apply
+        loss.backward()
+        if apply_gradients:
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+
+    def train(self, scenes):
+        for batch_idx, (data, targets) in enumerate(scenes):
+            last = batch_idx + 1 == len(scenes)
+            self.train_batch(data, targets, apply_gradients=(batch_idx + 1) % self.stride_apply == 0 or last)
+"""
+
+TRAIN_WITH_NETWORK = """
+import torch
+
+from . import network
+
+
+def main(args, net_cpu, loss, optimizer, loader):
+    if args.ddp:
+        net = torch.nn.parallel.DistributedDataParallel(net_cpu.cuda(), device_ids=[args.local_rank])
+    elif args.data_parallel:
+        net = torch.nn.DataParallel(net_cpu.cuda())
+    else:
+        net = net_cpu
+    trainer = network.Trainer(net, loss, optimizer, stride_apply=args.stride_apply)
+    trainer.train(loader)
+"""
+
+
+def test_ddp_model_given_to_a_re_exported_trainer_class_is_gl401(workdir, gradlint):
+    """openpifpaf style: `train.py` builds `network.Trainer(net, ...)` (a class the package
+    re-exports) with a model that is DDP on one branch; the trainer keeps it as `self.model`
+    and steps every `stride_apply` batches."""
+    project(workdir, {
+        "pkg/__init__.py": "",
+        "pkg/network/__init__.py": "from .trainer import Trainer\n",
+        "pkg/network/trainer.py": NETWORK_TRAINER,
+        "pkg/train.py": TRAIN_WITH_NETWORK,
+    })
+    assert codes(check(gradlint, "pkg")) == [("trainer.py", "GL401")]
+    plain = TRAIN_WITH_NETWORK.replace("torch.nn.parallel.DistributedDataParallel(", "torch.compile(")
+    (workdir / "pkg" / "train.py").write_text(textwrap.dedent(plain))
+    assert codes(check(gradlint, "pkg")) == []
