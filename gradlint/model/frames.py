@@ -8,10 +8,11 @@ read from what its callers pass (in the module, and in the project through the s
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, Callee, bind_arguments, callers
+from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_hierarchy
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -70,10 +71,21 @@ def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
         outer = dotted(argument)
         return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
     if head == "self" and rest and "." not in rest and frame.cls is not None:
-        return constructor_role(frame.module, frame.cls, rest)
+        return constructor_role(frame.module, frame.cls, rest) or _inherited_role(frame.module, frame.cls, name)
     if rest or head not in _parameters(frame.scope):
         return None
     return parameter_roles(frame.module, frame.scope).get(head)
+
+
+def _inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:
+    """`self.model` of a base class in another module (a property there that wraps the model
+    in DDP): the role that module gives it."""
+    for base_module, _ in class_hierarchy(module, cls)[1:]:
+        if base_module is not module:
+            role = base_module.roles.named_role(name)
+            if role is not None:
+                return role
+    return None
 
 
 def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str]:
@@ -105,8 +117,9 @@ def _parameters(function: ast.AST) -> set[str]:
 
 
 def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]:
-    """Roles of a function's parameters that every caller in the module agrees on
-    (`train_one_epoch(ddp_model, ...)` makes `model` a DDP model there)."""
+    """Roles of a function's parameters that every caller agrees on (`train_one_epoch(ddp_model,
+    ...)` makes `model` a DDP model there), or DDP where one caller passes a DDP model and the
+    others something of no role, as for `ddp_model if distributed else model` (see `either`)."""
     if not isinstance(function, FUNCTION_TYPES):
         return {}
 
@@ -118,7 +131,8 @@ def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]
             caller = Frame(context.module, context.scope, context.cls)
             for param, argument in bind_arguments(callee, call).items():
                 found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
-        return {p: roles.pop() for p, roles in found.items() if len(roles) == 1 and None not in roles}
+        agreed = {p: functools.reduce(either, roles) for p, roles in found.items()}
+        return {p: role for p, role in agreed.items() if role is not None}
 
     return module.memo(("parameter roles", id(function)), compute, while_computing={})
 

@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
+from gradlint.model.names import dotted
 from gradlint.model.spelling import CALLED_NAME_BYTES, called_names, spelled_bytes
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, argument_producer, summarize
 
@@ -36,6 +37,8 @@ MAX_MODULES = 96  # summaries made per project and process
 MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
+DEFINITION_BYTES = re.compile(rb"def[ \t]+(\w+)")
+DELEGATED_CALL_BYTES = re.compile(rb"self\.\w+\.(\w+)\s*\(")
 BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
 METHOD_DEFINITION = re.compile(rb"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
@@ -104,6 +107,8 @@ class Project:
         self._files: list[Path] | None = None
         self._callers: dict[tuple[Path, str], list[tuple[Path, CallSite]]] = {}
         self._importers: dict[str, list[Path]] | None = None
+        self._delegated: dict[str, list[Path]] = {}  # method -> files calling `self.<attr>.<method>(`
+        self._defining: dict[str, list[Path]] = {}  # function or method name -> files defining one
         self._gradient_callables: frozenset[str] = frozenset()
         self._ddp_wrappers: frozenset[str] = frozenset()
         self._listings: dict[Path, frozenset[str]] = {}
@@ -315,6 +320,8 @@ class Project:
         name, and the names imported from it): read once, the first time callers are asked."""
         if self._importers is None:
             index: dict[str, list[Path]] = {}
+            delegated: dict[str, list[Path]] = {}
+            defining: dict[str, list[Path]] = {}
             callables: set[str] = set()
             wrappers: set[str] = set()
             for file in self.files():
@@ -323,12 +330,28 @@ class Project:
                     continue
                 for word in _imported_words(read[0].decode("utf-8", errors="replace")):
                     index.setdefault(word, []).append(file)
+                for method in set(DELEGATED_CALL_BYTES.findall(read[0])):
+                    delegated.setdefault(method.decode(), []).append(file)
+                for name in set(DEFINITION_BYTES.findall(read[0])):
+                    defining.setdefault(name.decode(), []).append(file)
                 if b"__call__" in read[0]:
                     callables |= _symbols_spelling(read[0], _callable_touching_gradients, follow_calls=False)
                 if DDP_BYTES.search(read[0]):
                     wrappers |= _symbols_spelling(read[0], DDP_BYTES.search)
             self._importers, self._gradient_callables, self._ddp_wrappers = index, frozenset(callables), frozenset(wrappers)
+            self._delegated, self._defining = delegated, defining
         return self._importers
+
+    def delegating_files(self, method: str) -> list[Path]:
+        """Files that call `method` on an object another one holds (`self.task.train_epoch(...)`),
+        where the object's class may come from a registry the model cannot follow."""
+        self.importers()
+        return self._delegated.get(method, [])
+
+    def defining_files(self, method: str) -> list[Path]:
+        """Project files whose text defines a function or method named `method`."""
+        self.importers()
+        return self._defining.get(method, [])
 
     def ddp_wrappers(self) -> frozenset[str]:
         """Names of the project's top-level functions whose text spells a DDP wrapper, or calls
@@ -406,6 +429,24 @@ class Project:
     def stamp(self, path: Path) -> list | None:
         """[mtime_ns, size, content hash] of a module as it was read for its summary."""
         return self._stamps.get(self._resolved(path))
+
+
+def _fits(function: ast.FunctionDef, call: ast.Call, method: bool) -> bool:
+    """The call's arguments bind to the function's parameters: no unknown keyword, no more
+    positional arguments than it takes, every required parameter given (no * or ** unpacking)."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args][1 if method else 0 :]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    if len(call.args) > len(positional) and arguments.vararg is None:
+        return False
+    names = {a.arg for a in [*positional, *arguments.kwonlyargs]}
+    given = {a.arg for a in positional[: len(call.args)]} | {k.arg for k in call.keywords}
+    if not given <= names and arguments.kwarg is None:
+        return False
+    required = positional[: len(positional) - len(arguments.defaults)]
+    required_keywords = [a for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is None]
+    return all(a.arg in given for a in [*required, *required_keywords])
 
 
 def _called_parameters(function: ast.FunctionDef, params: list[str]) -> set[str]:
@@ -681,7 +722,45 @@ class ProjectContext:
                 if runs:
                     self._note(path)
                     found.append((call, context))
+        if not found and cls is not None and not constructor:
+            found = self._delegated_callers(function)
         return found
+
+    def _delegated_callers(self, function: ast.FunctionDef) -> "list[tuple[ast.Call, CallContext]]":
+        """`self.task.train_epoch(model=self.model, ...)` where `task` comes from a registry:
+        the calls of the method's name on another object's attribute that the model cannot
+        resolve, when their arguments fit this method and no other definition of the name in the
+        project fits them."""
+        from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
+
+        candidates = []
+        for path in self.project.delegating_files(function.name)[:MAX_CALLER_FILES]:
+            caller = self.project.model(path) if path != self.path else None
+            for call, stmt in caller.calls_named(function.name) if caller is not None else ():
+                receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+                if receiver is None or not (dotted(receiver) or "").startswith("self.") or not _fits(function, call, method=True):
+                    continue
+                scope = caller.parents.scope_of(stmt)
+                context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
+                if resolve_callee(caller, call, context) is None:
+                    candidates.append((path, call, context))
+        if not candidates or not self._only_fitting_definition(function, [call for _, call, _ in candidates]):
+            return []
+        for path in {*(path for path, _, _ in candidates), *self.project.defining_files(function.name)}:
+            self._note(path)  # a result depends on the callers and on the other definitions
+        return [(call, context) for _, call, context in candidates]
+
+    def _only_fitting_definition(self, function: ast.FunctionDef, calls: list[ast.Call]) -> bool:
+        fitting = 0
+        for path in self.project.defining_files(function.name)[:MAX_CALLER_FILES]:
+            module = self.project.model(path)
+            if module is None:
+                return False
+            for node in module.statements:
+                if isinstance(node, ast.ClassDef):
+                    method = module.methods(node).get(function.name)
+                    fitting += method is not None and all(_fits(method, call, method=True) for call in calls)
+        return fitting == 1
 
     def _locate(self, module: "ModuleModel", qualname: str) -> tuple[Path, list[str]] | None:
         if self.project is None:

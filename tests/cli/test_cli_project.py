@@ -751,3 +751,112 @@ def test_ddp_model_given_to_a_re_exported_trainer_class_is_gl401(workdir, gradli
     plain = TRAIN_WITH_NETWORK.replace("torch.nn.parallel.DistributedDataParallel(", "torch.compile(")
     (workdir / "pkg" / "train.py").write_text(textwrap.dedent(plain))
     assert codes(check(gradlint, "pkg")) == []
+
+
+REGISTRY_TASK = """
+import torch
+
+
+class BaseTask:
+    \"\"\"Made by name from the config through the registry; the runner hands it the model.\"\"\"
+
+    def train_step(self, model, samples):
+        return model(samples)["loss"]
+
+    def train_epoch(self, epoch, model, data_loader, optimizer, scaler=None, accum_grad_iters=1):
+        return self._train_inner_loop(epoch, len(data_loader), model, data_loader, optimizer, scaler, accum_grad_iters)
+
+    def _train_inner_loop(self, epoch, iters_per_epoch, model, data_loader, optimizer, scaler=None, accum_grad_iters=1):
+        use_amp = scaler is not None
+        model.train()
+        for i in range(iters_per_epoch):
+            samples = next(data_loader)
+            with torch.autocast("cuda", enabled=use_amp):
+                loss = self.train_step(model=model, samples=samples)
+            loss = loss / accum_grad_iters
+            if use_amp:
+                scaler.scale(loss).backward()
+            else:
+                loss.backward()
+            if (i + 1) % accum_grad_iters == 0:
+                if use_amp:
+                    scaler.step(optimizer)
+                    scaler.update()
+                else:
+                    optimizer.step()
+                optimizer.zero_grad()
+"""
+
+REGISTRY_RUNNER = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from lib.common.registry import registry
+
+
+class RunnerBase:
+    def __init__(self, cfg, task, model, loader):
+        self.config = cfg
+        self.task = task
+        self._model = model
+        self._wrapped_model = None
+        self.loader = loader
+
+    @property
+    def model(self):
+        if self._wrapped_model is None:
+            if self.config.distributed:
+                self._wrapped_model = DDP(self._model.cuda(), device_ids=[self.config.gpu])
+            else:
+                self._wrapped_model = self._model
+        return self._wrapped_model
+
+    def train_epoch(self, epoch):
+        self.model.train()
+        return self.task.train_epoch(
+            epoch=epoch,
+            model=self.model,
+            data_loader=self.loader,
+            optimizer=self.optimizer,
+            scaler=self.scaler,
+            accum_grad_iters=self.config.accum_grad_iters,
+        )
+
+    @property
+    def optimizer(self):
+        return torch.optim.AdamW(self._model.parameters())
+
+    @property
+    def scaler(self):
+        return torch.amp.GradScaler("cuda") if self.config.amp else None
+
+
+def build_runner(cfg, model, loader):
+    task = registry.get_task_class(cfg.task)()
+    return RunnerBase(cfg, task, model, loader)
+"""
+
+
+def test_task_made_by_a_registry_gets_the_runners_ddp_model(workdir, gradlint):
+    """LAVIS style: the runner calls `self.task.train_epoch(model=self.model, ...)` on a task
+    the registry made, so no import leads from one to the other; the task's train_epoch is the
+    only definition of that name whose parameters the call fits (the runner's own takes only
+    `epoch`), and the runner's model property wraps the model in DDP."""
+    files = {
+        "lib/__init__.py": "",
+        "lib/common/__init__.py": "",
+        "lib/common/registry.py": "class Registry:\n    def get_task_class(self, name):\n        return self.tasks[name]\n\n\nregistry = Registry()\n",
+        "lib/tasks/__init__.py": "",
+        "lib/tasks/base_task.py": REGISTRY_TASK,
+        "lib/runners/__init__.py": "",
+        "lib/runners/runner_base.py": REGISTRY_RUNNER,
+    }
+    project(workdir, files)
+    found = check(gradlint, "lib")
+    assert codes(found) == [("base_task.py", "GL401")]
+    # another class whose train_epoch the call fits too: which one runs cannot be told
+    (workdir / "lib" / "tasks" / "other_task.py").write_text(
+        "class OtherTask:\n    def train_epoch(self, epoch, model, data_loader, optimizer, scaler=None, accum_grad_iters=1):\n"
+        "        return model\n"
+    )
+    assert codes(check(gradlint, "--no-cache", "lib")) == []  # (a new file invalidates nothing cached)
