@@ -35,6 +35,7 @@ SKIPPED_FOLDERS = frozenset({
 })
 MAX_MODULES = 96  # summaries made per project and process
 MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
+MAX_DELEGATED_DEFINITIONS = 4  # files defining a name, beyond which a delegated call is not matched to one
 MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
 DEFINITION_BYTES = re.compile(rb"def[ \t]+(\w+)")
@@ -733,6 +734,8 @@ class ProjectContext:
         project fits them."""
         from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
 
+        if len(self.project.defining_files(function.name)) > MAX_DELEGATED_DEFINITIONS:
+            return []  # `forward`, `training_step`: too common a name to tell which one runs
         candidates = []
         for path in self.project.delegating_files(function.name)[:MAX_CALLER_FILES]:
             caller = self.project.model(path) if path != self.path else None
@@ -752,7 +755,7 @@ class ProjectContext:
 
     def _only_fitting_definition(self, function: ast.FunctionDef, calls: list[ast.Call]) -> bool:
         fitting = 0
-        for path in self.project.defining_files(function.name)[:MAX_CALLER_FILES]:
+        for path in self.project.defining_files(function.name):
             module = self.project.model(path)
             if module is None:
                 return False
