@@ -302,6 +302,19 @@ class EventWalker:
             for attribute in constructor_attributes(frame.module, frame.cls)
         )
 
+    def _accumulates_by_hand(self, accelerator: ast.expr, call: ast.Call) -> bool:
+        """`accelerator.backward(loss)` is a plain backward when the code accumulates itself: the
+        Accelerator is built here without `gradient_accumulation_steps` (its backward divides by
+        that, 1 by default) and no `accelerator.accumulate(...)` or `no_sync` context is around."""
+        if any(isinstance(c, ast.Call) and getattr(c.func, "attr", None) in ("accumulate", "no_sync") for c in self.state.contexts):
+            return False
+        frame = self.frame
+        value, _, _ = frame.module.values.reaching_value(accelerator, frame.scope, call.lineno)
+        if not (isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator")):
+            return False
+        steps = [k.value for k in value.keywords if k.arg == "gradient_accumulation_steps" or k.arg is None]
+        return all(isinstance(v, ast.Constant) and v.value == 1 for v in steps)
+
     def _call(self, call: ast.Call, stmt: ast.stmt) -> None:
         frame = self.frame
         func = call.func
@@ -316,6 +329,12 @@ class EventWalker:
                 if call.args:
                     self._backward(call, stmt, call.args[0])
                 return
+            if receiver_role is Role.ACCELERATOR and self._accumulates_by_hand(receiver, call):
+                if method == "backward" and call.args:
+                    self._backward(call, stmt, call.args[0])
+                elif method in CLIP_FUNCTIONS:  # unscales first, as the accelerator's scaler needs
+                    self._clip(call, stmt)
+                return  # print, gather, log, wait_for_everyone: no gradient event
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
