@@ -45,6 +45,11 @@ LIGHTNING_CLIPS = frozenset({"clip_gradients"})
 MAX_HELPER_DEPTH = 6  # how many calls deep the walk follows helpers
 GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
+# methods whose receiver's role decides an event (beside any sync switch of a DDP model)
+ROLE_METHODS = frozenset({
+    "backward", "manual_backward", "step", "zero_grad", "unscale_", "update", "scale",
+    "clip_gradients", "no_backward_sync", *CLIP_FUNCTIONS, *NO_SYNC_ATTRIBUTES,
+})
 
 
 @dataclass(frozen=True)
@@ -320,7 +325,10 @@ class EventWalker:
         func = call.func
         if isinstance(func, ast.Attribute):
             receiver, method = func.value, func.attr
-            receiver_role = self._role(receiver)
+            # what callers or constructors pass is asked only for calls that can be events:
+            # `self.logger.info(...)` must not send for every `Trainer(...)` of the project
+            asks = method in ROLE_METHODS or any(w in method for w in SYNC_SWITCH_WORDS)
+            receiver_role = self._role(receiver) if asks else frame.module.roles.of(receiver)
             name = self._name(receiver)
             if receiver_role is Role.FABRIC:
                 self._fabric(call, stmt, method)
