@@ -300,10 +300,10 @@ class EventWalker:
         lines = frame.module.lines[first - 1 : last]
         if any(name in line for name in frame.ddp_parameters for line in lines):
             return True
-        # `self.model`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
-        # where the lines use it, since the answer means finding the constructor's callers
+        # `self.model(x)`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
+        # where the lines call it, since the answer means finding the constructor's callers
         return frame.cls is not None and any(
-            any(f"self.{attribute}" in line for line in lines) and constructor_role(frame.module, frame.cls, attribute) is Role.DDP_MODEL
+            any(f"self.{attribute}(" in line for line in lines) and constructor_role(frame.module, frame.cls, attribute) is Role.DDP_MODEL
             for attribute in constructor_attributes(frame.module, frame.cls)
         )
 
