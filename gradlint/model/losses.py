@@ -150,6 +150,8 @@ class _Analysis:
         """Gradient caching: the loss is taken over this micro-batch's output concatenated with
         the other micro-batches' cached outputs (`torch.cat(cached[:j] + [out] + cached[j + 1:])`),
         given directly or through names assigned in the function."""
+        if not self.model.memo(("concatenates slices", id(scope)), lambda: _concatenates_slices(scope)):
+            return False  # the function concatenates no slice of a list: nothing to follow
         table = self.model.scope(scope)
 
         def assigned(name: str) -> list[ast.expr]:
@@ -303,6 +305,14 @@ def _element(value: ast.expr, element) -> ast.expr | None:
     if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count:
         return value.elts[index]
     return None
+
+
+def _concatenates_slices(scope: ast.AST) -> bool:
+    """Any `torch.cat`/`stack` in the function, and any slice of a list (`cached[:j]`)."""
+    nodes = list(ast.walk(scope))
+    return any(
+        isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in CONCATENATIONS for n in nodes
+    ) and any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) for n in nodes)
 
 
 def _told_how_to_normalize(call: ast.Call) -> bool:
