@@ -112,10 +112,14 @@ class DroppedTailMicroBatches(LoopRule):
             "nothing clears them, so they leak into the first step of the next epoch (a window "
             f"of more than `{factor}` micro-batches) and the last epoch's are lost"
         )
-        message = (
-            f"{when}: when `len({source})` is not a multiple of `{factor}`, the last micro-batches "
-            f"of every epoch never reach a step; {fate}"
-        )
+        if _steps_first(guard.test, tail):  # `i % n == 0` from 0: steps on a window's first micro-batch
+            which = (
+                f"the step comes on the first micro-batch of each window, so when `len({source}) - 1` is not a "
+                f"multiple of `{factor}`, the micro-batches after the epoch's last step never reach one"
+            )
+        else:
+            which = f"when `len({source})` is not a multiple of `{factor}`, the last micro-batches of every epoch never reach a step"
+        message = f"{when}: {which}; {fate}"
         yield Finding(self.code, span, message, None if elsewhere else self._fix(model, loop, guard, tail, source))
 
     def _fix(self, model, loop, guard, tail, source):
@@ -134,3 +138,12 @@ class DroppedTailMicroBatches(LoopRule):
             ReplaceExpression(model.position(guard.test), original, new),
         )
 
+
+def _steps_first(test: ast.expr, tail) -> bool:
+    """`i % n == 0` (not `(i + 1) % n`) on an index counted from 0: the step comes on the first
+    micro-batch of each window, so the epoch always ends inside one."""
+    return tail.start == 0 and any(
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+        and isinstance(node.left, ast.Name) and node.left.id == tail.counter
+        for node in ast.walk(test)
+    )

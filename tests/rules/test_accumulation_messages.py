@@ -54,3 +54,26 @@ def test_a_loss_divided_by_the_running_count_names_it_and_offers_no_fix():
     (finding,) = check_source(source, "train.py", select=["GL201"])
     assert "divided by the running count `micro`" in finding.message and "not by `args.accum_steps`" in finding.message
     assert finding.fix is None
+
+
+TAIL = textwrap.dedent(
+    """\
+    for epoch in range(epochs):
+        for step, batch in enumerate(loader):
+            loss = model(**batch).loss / accum
+            loss.backward()
+            if {test}:
+                optimizer.step()
+                optimizer.zero_grad()
+    """
+)
+
+
+def test_gl205_names_when_the_tail_is_dropped_by_where_the_window_steps():
+    """`(step + 1) % n == 0` steps on a window's last micro-batch: a tail is left when len() is
+    no multiple of n; `step % n == 0` steps on its first, so one is left unless len() - 1 is."""
+    (last,) = check_source(TAIL.format(test="(step + 1) % accum == 0"), "train.py", select=["GL205"])
+    assert "when `len(loader)` is not a multiple of `accum`" in last.message
+    (first,) = check_source(TAIL.format(test="step % accum == 0"), "train.py", select=["GL205"])
+    assert "first micro-batch of each window" in first.message
+    assert "when `len(loader) - 1` is not a multiple of `accum`" in first.message
