@@ -350,6 +350,7 @@ def _called(expr: ast.expr, name: str) -> bool:
 
 
 def _without_grad(event: Event) -> bool:
+    """The event runs under `torch.no_grad()` or `inference_mode()`: an evaluation, no backward."""
     return any(
         isinstance(c, ast.Call) and (dotted(c.func) or "").rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
         for c in event.contexts
