@@ -860,3 +860,53 @@ def test_task_made_by_a_registry_gets_the_runners_ddp_model(workdir, gradlint):
         "        return model\n"
     )
     assert codes(check(gradlint, "--no-cache", "lib")) == []  # (a new file invalidates nothing cached)
+
+
+TRAIN_UTILS_BOUNDARY = """
+import torch
+
+
+def batch_backward(scaler, info_dict):
+    loss = info_dict["loss"]
+    scaler.scale(loss).backward()
+
+
+def update_parameter_and_lr(model, optimizer, scheduler, scaler, info_dict):
+    accum_grad = info_dict.get("accum_grad", 1)
+    batch_idx = info_dict["batch_idx"]
+    if (batch_idx + 1) % accum_grad == 0:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), info_dict["grad_clip"])
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+        scheduler.step()
+"""
+
+EXECUTOR = """
+import torch
+
+from utils.train_utils import batch_backward, update_parameter_and_lr
+
+
+class Executor:
+    def train(self, model, optimizer, scheduler, train_data_loader, scaler, info_dict):
+        model.train()
+        for batch_idx, batch in enumerate(train_data_loader):
+            info_dict["batch_idx"] = batch_idx
+            with torch.autocast("cuda", dtype=torch.float16):
+                info_dict["loss"] = model(**batch)["loss"]
+            batch_backward(scaler, info_dict)
+            update_parameter_and_lr(model, optimizer, scheduler, scaler, info_dict)
+"""
+
+
+def test_a_window_tested_in_another_module_is_named_as_written_there(workdir, gradlint):
+    """wenet style: the boundary `(batch_idx + 1) % accum_grad` is tested in train_utils.py; the
+    findings in executor.py name its factor from that module's code (this used to crash, the
+    factor's position being read from executor.py's lines)."""
+    project(workdir, {"utils/__init__.py": "", "utils/train_utils.py": TRAIN_UTILS_BOUNDARY, "executor.py": EXECUTOR})
+    run = gradlint("check", "--no-cache", "--format", "concise", "executor.py")
+    assert "internal error" not in run.stdout + run.stderr
+    assert ("executor.py", "GL205") in codes(run)
+    assert "`accum_grad`" in run.stdout
