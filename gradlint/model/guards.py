@@ -36,9 +36,26 @@ class Guard:
     def excludes(self, other: "Guard") -> bool:
         """True when the two are the two branches of one `if`, or opposite sides of the same
         flag tested twice (`if self.use_fp16:` in the backward and again in the step)."""
-        if self.holds == other.holds:
-            return False
-        return self.node is other.node or (_is_flag(self.test) and ast.dump(self.test) == ast.dump(other.test))
+        if self.node is other.node:
+            return self.holds != other.holds
+        return opposite(self.test, self.holds, other.test, other.holds)
+
+
+def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: bool) -> bool:
+    """Two sides of one flag that cannot both hold (`x is None` and `x is not None`)."""
+    (test, holds), (other_test, other_holds) = _positive(test, holds), _positive(other_test, other_holds)
+    return holds != other_holds and _is_flag(test) and ast.dump(test) == ast.dump(other_test)
+
+
+def _positive(test: ast.expr, holds: bool) -> tuple[ast.expr, bool]:
+    """`x is not None` holding is `x is None` not holding, and `not flag` is `flag` (so the two
+    sides of `if self.scaler is None:` and `if self.scaler is not None:` exclude each other)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _positive(test.operand, not holds)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.IsNot, ast.NotEq)):
+        flipped = ast.Is() if isinstance(test.ops[0], ast.IsNot) else ast.Eq()
+        return ast.Compare(test.left, [flipped], test.comparators), not holds
+    return test, holds
 
 
 def _is_flag(test: ast.expr) -> bool:

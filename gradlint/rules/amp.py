@@ -8,6 +8,7 @@ from typing import Iterator
 from gradlint.fixplan import FixPlan, InsertStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
 from gradlint.model.amp import exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
+from gradlint.model.guards import opposite
 from gradlint.model.names import dotted
 from gradlint.model.values import iter_calls
 from gradlint.rules.base import Finding, Rule
@@ -75,7 +76,7 @@ class StepBypassesScaler(Rule):
                     (b, scaled_by(model, b)) for b in loop.of(Kind.BACKWARD)
                     if b.order < step.order and not exclusive(b, step)
                 ]
-                scaled = [(b, s) for b, s in scaled if s]
+                scaled = [(b, s) for b, s in scaled if s and not _scaled_on_another_path(model, b, step)]
                 if not scaled or any(not exclusive(e, step) for e in loop.of(Kind.SCALER_STEP)):
                     continue
                 backward, scaler = scaled[-1]
@@ -142,6 +143,21 @@ class MissingScalerUpdate(Rule):
                 if found.get(id(step.node)) is None or found[id(step.node)].fix is None:
                     found[id(step.node)] = Finding(self.code, model.span(step.anchor), message, fix)
         yield from found.values()
+
+
+def _scaled_on_another_path(model: ModuleModel, backward, step) -> bool:
+    """The loss is scaled under a flag the step's branch rules out (`if self.scaler is not None:
+    loss = self.scaler.scale(loss)` ... `if self.scaler is None: self.optimizer.step()`)."""
+    call = scale_call(model, backward)
+    if call is None or backward.node is call or any(call is n for n in ast.walk(backward.node)):
+        return False  # `scaler.scale(loss).backward()`: scaled wherever the backward runs
+    module = backward.module or model
+    sides = [
+        (node.test, holds) for node in ast.walk(backward.scope) if isinstance(node, ast.If)
+        for block, holds in ((node.body, True), (node.orelse, False))
+        if block and block[0].lineno <= call.lineno <= block[-1].end_lineno
+    ] if module is (step.module or model) else []
+    return any(opposite(test, holds, g.test, g.holds) for test, holds in sides for g in step.guards)
 
 
 def _updated_anywhere(model: ModuleModel, scaler: str) -> bool:
