@@ -366,6 +366,20 @@ def _yielded(model: "ModuleModel", loop: ast.For, factor: ast.expr) -> bool:
     return callee is not None and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(callee.function))
 
 
+def _asserts_single_pass(loop: ast.For) -> bool:
+    """`assert i == 0` in the body of `for i in range(0, ...)`: the loop runs once (a micro-batch
+    feature kept in the code but switched off), so nothing accumulates across its iterations."""
+    index, args = _loop_index(loop), loop.iter.args
+    start = args[0] if len(args) > 1 else ast.Constant(0)
+    return index is not None and _is_zero(start) and any(
+        isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare) and len(stmt.test.ops) == 1
+        and isinstance(stmt.test.ops[0], ast.Eq)
+        and {dotted(stmt.test.left), dotted(stmt.test.comparators[0])} >= {index}
+        and any(_is_zero(side) for side in (stmt.test.left, stmt.test.comparators[0]))
+        for stmt in loop.body
+    )
+
+
 def _loop_index(loop: ast.For) -> str | None:
     """`i` of `for i in range(...)` or `for i, x in enumerate(...)`."""
     target = loop.target
@@ -406,6 +420,8 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
         iterable = iterable.args[0] if iterable.args else iterable
     if _called(iterable, "range"):
         args = iterable.args
+        if _asserts_single_pass(loop):
+            return None
         if len(args) == 1 and not (isinstance(args[0], ast.Constant) and args[0].value in (0, 1)):
             return args[0]
         if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]) and _speaks_of_batches(iterable):

@@ -63,9 +63,10 @@ class _Analysis:
                     return self.expr(left, scope, line, depth + 1)
                 return True
             case ast.BinOp(op=ast.Mult(), left=left, right=right):
-                factor, value = (left, right) if _is_int_literal(left) else (right, left)
-                if _is_int_literal(factor):
-                    return False if factor.value >= 1 and self.expr(value, scope, line, depth + 1) is False else None
+                factor, value = (left, right) if _is_count(left) else (right, left)
+                if _is_count(factor):  # `loss * 2`, `loss.mean() * targets.size(1)`: scaled up
+                    at_least_one = not _is_int_literal(factor) or factor.value >= 1
+                    return False if at_least_one and self.expr(value, scope, line, depth + 1) is False else None
                 if _is_loss_weight(left) or _is_loss_weight(right):
                     weighed = right if _is_loss_weight(left) else left
                     return self.expr(weighed, scope, line, depth + 1)  # the weight does not divide
@@ -252,7 +253,7 @@ class _Analysis:
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) and self.counts_processes(stmt.value, scope, stmt.lineno, depth):
                 return self.name(target, scope, stmt.lineno, depth + 1)
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) or (
-                isinstance(stmt.op, ast.Mult) and not _is_int_literal(stmt.value)
+                isinstance(stmt.op, ast.Mult) and not _is_count(stmt.value)
             ):
                 return True
             return False if isinstance(stmt.op, (ast.Add, ast.Sub)) else None
@@ -321,6 +322,17 @@ def _told_how_to_normalize(call: ast.Call) -> bool:
     arguments = [*call.args, *(k.value for k in call.keywords)]
     names = [k.arg or "" for k in call.keywords] + [ast.unparse(a) for a in arguments]
     return any(word in name.lower() for name in names for word in NORMALIZER_WORDS)
+
+
+def _is_count(expr: ast.expr) -> bool:
+    """An integer literal or a count of elements (`x.size(1)`, `x.shape[0]`, `len(x)`,
+    `x.numel()`): multiplying by it scales a loss up, it never divides by the window."""
+    match expr:
+        case ast.Call(func=ast.Attribute(attr="size" | "numel")) | ast.Call(func=ast.Name(id="len")):
+            return True
+        case ast.Subscript(value=ast.Attribute(attr="shape")):
+            return True
+    return _is_int_literal(expr)
 
 
 def _is_int_literal(expr: ast.expr) -> bool:
