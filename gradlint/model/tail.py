@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, resolve_callee
+from gradlint.model.callees import CallContext, bind_arguments, class_of_instance, class_of_scope, find_method, resolve_callee
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Kind
 from gradlint.model.names import dotted
@@ -83,9 +83,33 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     source = _unwrap_progress(call.args[0])
     if isinstance(source, ast.Call):
         source = _item_by_item(model, loop, source) or source
-    if dotted(source) is None:
+    if dotted(source) is None or _endless(model, loop, source):
         return None  # a generator, iter(...), zip(...): its length is not known
     return target.elts[0].id, start, source
+
+
+def _endless(model: "ModuleModel", loop: ast.For, source: ast.expr) -> bool:
+    """`loader = MetaLoader(...)` (maybe wrapped again under the same name) whose class's
+    `__iter__` yields in a `while True:` it never leaves: an endless stream has no epoch to end."""
+    if not isinstance(source, ast.Name):
+        return False
+    scope = model.parents.scope_of(loop)
+    for stmt in model.scope(scope).assignments.get(source.id, ()):
+        built = class_of_instance(model, getattr(stmt, "value", None))
+        method = find_method(*built, "__iter__") if built is not None else None
+        if method is not None and any(_loops_forever(n) for n in ast.walk(method.function)):
+            return True
+    return False
+
+
+def _loops_forever(node: ast.AST) -> bool:
+    """`while True:` yielding, with no break or return inside."""
+    if not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value is True):
+        return False
+    inside = [n for stmt in node.body for n in ast.walk(stmt)]
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in inside) and not any(
+        isinstance(n, (ast.Break, ast.Return)) for n in inside
+    )
 
 
 def _unwrap_progress(expr: ast.expr) -> ast.expr:
