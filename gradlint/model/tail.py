@@ -2,7 +2,8 @@
 
 `for i, batch in enumerate(loader): ... if (i + 1) % N == 0: step()` steps floor(len/N) times:
 the last len % N micro-batches of each pass never reach a step. The model answers only where the
-code shows it all: the boundary counts the loop's own `enumerate` index (so it restarts every
+code shows it all: the boundary counts the loop's own `enumerate` index, or a count kept by
+hand that is set just before the loop and counted up once per iteration (so it restarts every
 epoch: a global counter lets windows straddle epochs, which is fine), the loop runs over
 something with a length (a loader or a list, maybe wrapped in tqdm), it does not stop itself at
 a count of micro-batches (`if i >= n: break`), and no step after the loop flushes the tail.
@@ -40,10 +41,12 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if accumulation is None or accumulation.guard is None or not isinstance(node, ast.For):
         return None
     boundary = accumulation.guard.boundary
-    counted = _enumerate(model, node)
-    if boundary.flushes_tail or counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
+    if boundary.flushes_tail or len(boundary.counters) != 1:
         return None
-    if len(boundary.counters) != 1:
+    counted = _enumerate(model, node)
+    if counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
+        counted = _hand_counter(model, node, next(iter(boundary.counters)), accumulation.guard.node)
+    if counted is None:
         return None
     counter, start, source = counted
     if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizer):
@@ -54,6 +57,58 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if start is None and not cleared:
         return None  # the index may count on across epochs, and the window with it
     return EpochTail(counter, start, source, cleared)
+
+
+def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.stmt) -> tuple[str, int, ast.expr] | None:
+    """(counter, start, iterated object) of a count kept by hand in place of `enumerate`: set to
+    an integer just before the loop, `counter += 1` once per iteration in the loop's own body
+    and assigned nowhere else in it (`nb_tr_steps = 0` ... `nb_tr_steps += 1`). Counted up before
+    the boundary test, it reads like `enumerate(..., start=reset + 1)`."""
+    source = _unwrap_progress(loop.iter)
+    if _called_enumerate(source):
+        source = _unwrap_progress(source.args[0])
+    if dotted(source) is None or _endless(model, loop, source):
+        return None
+    block = model.parents.block.get(loop, [])
+    resets = [s for s in block[: block.index(loop)] if counter in _assigned_names(s)] if loop in block else []
+    reset = _int_assigned(resets[-1], counter) if resets else None
+    steps = [i for i, stmt in enumerate(loop.body) if _counts_one_up(stmt, counter)]
+    assignments = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
+    tested = next((i for i, stmt in enumerate(loop.body) if any(n is test for n in ast.walk(stmt))), None)
+    if reset is None or len(steps) != 1 or len(assignments) != 1 or tested is None or tested == steps[0]:
+        return None
+    return counter, reset + 1 if steps[0] < tested else reset, source
+
+
+def _called_enumerate(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "enumerate" and bool(expr.args)
+
+
+def _assigned_names(stmt: ast.AST) -> set[str]:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    return {dotted(n) for t in targets if t is not None for n in ast.walk(t)} - {None}
+
+
+def _int_assigned(stmt: ast.stmt, name: str) -> int | None:
+    """The integer `stmt` sets `name` to (`n = 0`, `a, n, b = 0, 0, 0`), if it is one."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        pairs = list(zip(target.elts, value.elts))
+    else:
+        pairs = [(target, value)]
+    for each, given in pairs:
+        if dotted(each) == name:
+            return given.value if isinstance(given, ast.Constant) and type(given.value) is int else None
+    return None
+
+
+def _counts_one_up(stmt: ast.stmt, name: str) -> bool:
+    return (
+        isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and dotted(stmt.target) == name
+        and isinstance(stmt.value, ast.Constant) and stmt.value.value == 1
+    )
 
 
 def _aliases(loop: ast.For, index: str) -> set[str]:
