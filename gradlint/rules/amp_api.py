@@ -16,7 +16,7 @@ REPLACEMENTS = {"autocast": "torch.autocast", "GradScaler": "torch.amp.GradScale
 # cuda.amp.autocast(enabled, dtype, cache_enabled) vs torch.autocast(device_type, dtype, enabled, ...):
 # positional arguments would change meaning, so only keyword calls of autocast are rewritten.
 KEYWORDS_ONLY = {"autocast"}
-FALLBACK_WORDS = ("version", "hasattr")
+FALLBACK_WORDS = ("version", "hasattr", "greater", "less", "torch_ge", "torch_lt")
 
 
 class DeprecatedCudaAmp(Rule):
@@ -32,21 +32,56 @@ class DeprecatedCudaAmp(Rule):
         for stmt, call in iter_calls(model, tuple(REPLACEMENTS)):
             qualname = model.imports.qualname(call.func) or ""
             module, _, function = qualname.rpartition(".")
-            if module != DEPRECATED or function not in REPLACEMENTS or _fallback(model, stmt, call):
+            if module != DEPRECATED or function not in REPLACEMENTS or _fallback(model, stmt, call.func):
                 continue
             message = (
                 f"`{model.source(call.func)}` is the deprecated torch.cuda.amp API (a FutureWarning "
                 f"since torch 2.4): use `{REPLACEMENTS[function]}(\"cuda\", ...)`, which does the same"
             )
             yield Finding(self.code, model.span(call), message, _fix(model, call, function))
+        for stmt, reference in _kept_references(model):
+            if _fallback(model, stmt, reference):
+                continue
+            function = model.imports.qualname(reference).rpartition(".")[2]
+            message = (
+                f"`{model.source(reference)}` is the deprecated torch.cuda.amp API (a FutureWarning "
+                f"since torch 2.4), kept to be called later: use `{REPLACEMENTS[function]}` with "
+                "\"cuda\" as its first argument (`functools.partial("
+                f"{REPLACEMENTS[function]}, \"cuda\")`), which does the same"
+            )
+            yield Finding(self.code, model.span(reference), message, None)
 
 
-def _fallback(model: ModuleModel, stmt: ast.stmt, call: ast.Call) -> bool:
+def _kept_references(model: ModuleModel) -> Iterator[tuple[ast.stmt, ast.expr]]:
+    """`amp_autocast = torch.cuda.amp.autocast` (or a branch of a conditional expression, or
+    `partial(torch.cuda.amp.autocast, ...)`): the deprecated callable stored, then called under
+    another name."""
+    for stmt, node in nodes_on_lines(model, tuple(REPLACEMENTS)):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            candidates = _branches(node.value)
+        elif isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "partial" and node.args:
+            candidates = [node.args[0]]
+        else:
+            continue
+        for value in candidates:
+            qualname = model.imports.qualname(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+            module, _, function = (qualname or "").rpartition(".")
+            if module == DEPRECATED and function in REPLACEMENTS:
+                yield stmt, value
+
+
+def _branches(value: ast.expr) -> list[ast.expr]:
+    if isinstance(value, ast.IfExp):
+        return [*_branches(value.body), *_branches(value.orelse)]
+    return [value]
+
+
+def _fallback(model: ModuleModel, stmt: ast.stmt, function: ast.expr) -> bool:
     """Kept on purpose for old torch versions: under a version or `hasattr(torch.amp, ...)` test,
     in an `except` branch, or imported that way (`try: from torch.amp import ... except ...`)."""
     if _under_fallback(model, stmt) or any(isinstance(n, ast.IfExp) and _mentions_fallback(n.test) for n in ast.walk(stmt)):
         return True
-    head = (dotted(call.func) or "").split(".")[0]
+    head = (dotted(function) or "").split(".")[0]
     if not model.imports.aliases.get(head, "").startswith("torch.cuda"):
         return False
     imports = _imports_of(model, head)
