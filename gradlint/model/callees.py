@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_BASES = 8  # how far up a class hierarchy `self.method` is looked for
+# nn.Module methods that return the module itself (`model = Net().to(device)`)
+RETURNS_SELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,10 @@ def class_hierarchy(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["Mod
 
 
 def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["ModuleModel", ast.ClassDef] | None:
-    """The class whose constructor call produced `value` (`NativeScaler()` -> NativeScaler)."""
+    """The class whose constructor call produced `value` (`NativeScaler()` -> NativeScaler;
+    `Net().to(device)`: nn.Module's `to`, `cuda`, ... return the module itself)."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in RETURNS_SELF:
+        value = value.func.value
     if not isinstance(value, ast.Call):
         return None
     return _class(module, value.func)
@@ -164,6 +169,16 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
         return None
     owner_module, owner = next(iter(classes.values()))
     return find_method(owner_module, owner, "__call__")
+
+
+def module_forward(module: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
+    """The `forward` an nn.Module object of the project runs when called (`self.net(x)` where
+    `self.net = Net()`): for questions about the value it returns, not about gradient events."""
+    classes = {id(found[1]): found for found in _instance_classes(module, call.func, context, follow_callers=False)}
+    if len(classes) != 1:
+        return None
+    owner_module, cls = next(iter(classes.values()))
+    return find_method(owner_module, cls, "forward")
 
 
 def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context: CallContext) -> Callee | None:

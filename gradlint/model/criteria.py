@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gradlint.model.names import dotted
-from gradlint.model.values import iter_calls
+from gradlint.model.values import constructor, iter_calls
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -70,7 +70,7 @@ def _loss_object_names(model: "ModuleModel") -> set[str]:
     names = set()
     for stmt in model.statements:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            built = model.imports.qualname(stmt.value.func) or ""
+            built = model.imports.qualname(constructor(stmt.value).func) or ""
             if built.rsplit(".", 1)[-1] in MODULES:
                 names.update(filter(None, map(dotted, stmt.targets)))
     return names

@@ -1,6 +1,7 @@
 """Whether autograd is off where a statement runs: under `with torch.no_grad():`,
 `torch.inference_mode()`, `torch.set_grad_enabled(False)`, or in a function decorated with
-`@torch.no_grad()` / `@torch.inference_mode()` (rules about gradients have nothing to say there)."""
+`@torch.no_grad()` / `@torch.inference_mode()`, or in the evaluation hooks of a LightningModule,
+which Lightning runs in inference mode (rules about gradients have nothing to say there)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
 
 GRAD_OFF = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode"})
 GRAD_SWITCHES = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+LIGHTNING_EVALUATION_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
 
 
 def gradients_off(model: "ModuleModel", stmt: ast.stmt) -> bool:
@@ -20,8 +22,18 @@ def gradients_off(model: "ModuleModel", stmt: ast.stmt) -> bool:
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(_turns_off(model, i.context_expr) for i in node.items):
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return any(_turns_off(model, d) for d in node.decorator_list)
+            return any(_turns_off(model, d) for d in node.decorator_list) or _lightning_evaluation(model, node)
     return False
+
+
+def _lightning_evaluation(model: "ModuleModel", function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`validation_step` / `test_step` / `predict_step` of a class derived from LightningModule."""
+    if function.name not in LIGHTNING_EVALUATION_HOOKS:
+        return False
+    cls = model.parents.parent.get(function)
+    return isinstance(cls, ast.ClassDef) and any(
+        (model.imports.qualname(base) or "").endswith("LightningModule") for base in cls.bases
+    )
 
 
 def _turns_off(model: "ModuleModel", expr: ast.expr) -> bool:

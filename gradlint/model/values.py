@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
+from gradlint.model.callees import RETURNS_SELF, CallContext, class_of_scope, module_forward, resolve_callee
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -26,6 +27,12 @@ MAX_DEPTH = 6
 MODULE_FUNCTIONS = {"Softmax": "softmax", "Sigmoid": "sigmoid", "LogSoftmax": "log_softmax", "Softmax2d": "softmax"}
 # Tensor methods that compute a new value from their receiver (x.softmax(-1), x.log())
 TENSOR_METHODS = frozenset({"softmax", "log_softmax", "sigmoid", "log", "exp", "mean", "sum"})
+# Tensor methods that pick or rearrange elements of their receiver without changing them
+# (`probs.gather(1, actions)`, `out.view(-1)`)
+SAME_VALUES = frozenset({
+    "gather", "index_select", "take_along_dim", "masked_select",
+    "view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous",
+})
 
 
 @dataclass(frozen=True)
@@ -33,13 +40,16 @@ class Origin:
     """The call that computed a value. `function` is its last name (`softmax`, `sigmoid` ...);
     `argument` the tensor it was computed from; `module` the constructor call of the nn.Module
     object that computed it (`nn.Softmax(dim=1)`), when it was one; `direct` when the call is the
-    expression itself rather than reached through a variable."""
+    expression itself rather than reached through a variable; `whole` unless the use sees only
+    some of its elements, rearranged (`probs.gather(1, a)`, `out.view(-1)`), or a helper's return (`self.pi(s)`), where the
+    call cannot simply be rewritten at the use."""
 
     function: str
     call: ast.Call
     argument: ast.expr | None
     module: ast.Call | None = None
     direct: bool = True
+    whole: bool = True
 
 
 class Values:
@@ -54,12 +64,14 @@ class Values:
             return None
         if isinstance(expr, ast.Call):
             return self._call_origin(expr, scope, line, depth)
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Call) and _int_constant(expr.slice):
+            return self._returned_origin(expr.value, scope, depth, element=expr.slice.value)  # `model(x)[0]`
         if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
             value, value_scope, value_line = self.reaching_value(expr, scope, line)
             if value is None:
                 return None
             found = self.origin(value, value_scope, value_line, depth + 1)
-            return Origin(found.function, found.call, found.argument, found.module, False) if found else None
+            return replace(found, direct=False) if found else None
         return None
 
     def reaching_value(self, expr: ast.expr, scope: ast.AST, line: int) -> tuple[ast.expr | None, ast.AST, int]:
@@ -94,26 +106,49 @@ class Values:
                 return None  # the constructor itself: its result is a module, not a tensor
             return Origin(last, call, _first_argument(call))
         module = self.module_object(func, scope, line, depth)
-        if module is not None:
-            function = _module_function(self.model, module)
-            if function is None:
-                return None
+        function = _module_function(self.model, module) if module is not None else None
+        if function is not None:
             # the input of an nn.Sequential is not what its last layer was applied to
             argument = None if _is_sequential(self.model, module) else _first_argument(call)
             return Origin(function, call, argument, module)
+        if module is not None or dotted(getattr(func, "value", None)) == "self":
+            return self._returned_origin(call, scope, depth)  # an object or method called, not a tensor method
         if isinstance(func, ast.Attribute) and func.attr in TENSOR_METHODS and head not in self.model.imports.aliases:
             return Origin(func.attr, call, func.value)
-        return None
+        if isinstance(func, ast.Attribute) and func.attr in SAME_VALUES and head not in self.model.imports.aliases:
+            found = self.origin(func.value, scope, line, depth + 1)
+            return replace(found, direct=False, whole=False) if found else None
+        return self._returned_origin(call, scope, depth)
+
+    def _returned_origin(self, call: ast.Call, scope: ast.AST, depth: int, element: int | None = None) -> Origin | None:
+        """The origin of what a function, method or nn.Module `forward` of the project returns,
+        when it has one `return` (`def pi(self, x): ... return F.softmax(x, dim)`); `element` picks
+        one item of a returned tuple (`probs, classes = model(x)`)."""
+        context = CallContext(self.model, scope, class_of_scope(self.model, scope))
+        callee = resolve_callee(self.model, call, context) or module_forward(self.model, call, context)
+        if callee is None or isinstance(callee.function, ast.Lambda):
+            return None
+        returns = _returns(callee.function)
+        if len(returns) != 1 or returns[0].value is None:
+            return None
+        value = returns[0].value
+        if element is not None:
+            if not (isinstance(value, ast.Tuple) and element < len(value.elts)):
+                return None
+            value = value.elts[element]
+        found = callee.module.values.origin(value, callee.function, returns[0].lineno, depth + 1)
+        return replace(found, direct=False, whole=False) if found else None
 
     def module_object(self, func: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> ast.Call | None:
-        """The constructor call of the nn.Module object `func` names (or is)."""
+        """The constructor call of the nn.Module object `func` names (or is); `nn.Softmax(1).cuda()`
+        is its constructor's module."""
         if isinstance(func, ast.Call):
-            return func
+            return constructor(func)
         if depth > MAX_DEPTH or not isinstance(func, (ast.Name, ast.Attribute)) or not dotted(func):
             return None
         value, value_scope, value_line = self.reaching_value(func, scope, line)
         if isinstance(value, ast.Call):
-            return value
+            return constructor(value)
         if isinstance(value, (ast.Name, ast.Attribute)):
             return self.module_object(value, value_scope, value_line, depth + 1)
         return None
@@ -125,6 +160,26 @@ class Values:
         table = self.model.scope(scope).assignments
         names = {dotted(n) for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
         return all(not (after < s.lineno <= before) for name in names for s in table.get(name, ()))
+
+
+def constructor(call: ast.Call) -> ast.Call:
+    """`nn.Softmax(dim=1)` of `nn.Softmax(dim=1).cuda()`: nn.Module's `to`, `cuda` ... return the
+    module itself."""
+    while isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_SELF and isinstance(call.func.value, ast.Call):
+        call = call.func.value
+    return call
+
+
+def _returns(function: ast.AST) -> list[ast.Return]:
+    """The function's own return statements (not those of functions defined inside it)."""
+    found, pending = [], list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _module_function(model: "ModuleModel", constructor: ast.Call) -> str | None:
@@ -148,7 +203,16 @@ def _plain_value(stmt: ast.stmt, name: str) -> ast.expr | None:
         return stmt.value
     if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
         return stmt.value
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call):
+        names = [dotted(e) for e in getattr(stmt.targets[0], "elts", ())]
+        if isinstance(stmt.targets[0], ast.Tuple) and names.count(name) == 1:
+            # `probs, classes = model(x)`: that item of what the call returns
+            return ast.Subscript(stmt.value, ast.Constant(names.index(name)), ast.Load())
     return None
+
+
+def _int_constant(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and type(expr.value) is int
 
 
 def _first_argument(call: ast.Call) -> ast.expr | None:

@@ -52,6 +52,8 @@ def _log_operand(model: ModuleModel, call: ast.Call) -> ast.expr | None:
 
 def _log_softmax_fix(model: ModuleModel, call: ast.Call, origin: Origin, scope) -> FixPlan | None:
     softmax = origin.call
+    if not origin.whole:
+        return None
     if not origin.direct and not _recomputable(model, softmax.args, scope, softmax.lineno, call.lineno):
         return None
     if origin.module is not None:
@@ -94,6 +96,8 @@ class _ActivationBeforeLoss(Rule):
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loss in loss_calls(model, self.losses):
+            if gradients_off(model, loss.stmt):
+                continue  # an evaluation: the value is off, but no gradient is
             origin = model.values.origin(loss.input, loss.scope, loss.call.lineno)
             if origin is None or origin.function != self.activation:
                 continue
@@ -109,7 +113,7 @@ class _ActivationBeforeLoss(Rule):
 def _pass_argument(model: ModuleModel, loss, origin: Origin) -> ReplaceExpression | None:
     """Replace the loss's input by what the activation was applied to."""
     argument = origin.argument
-    if argument is None:
+    if argument is None or not origin.whole:
         return None
     if not origin.direct and not _recomputable(model, [argument], loss.scope, origin.call.lineno, loss.call.lineno):
         return None
