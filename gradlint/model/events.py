@@ -212,6 +212,11 @@ class EventWalker:
                 # `if not boundary: continue` — what follows runs only when the test is false.
                 self.state.guards.append(self._guard(stmt, False))
                 pushed += 1
+            if isinstance(stmt, ast.Try):
+                # what follows runs only when no handler that leaves the block was entered
+                leaving = [_handled(h, False) for h in stmt.handlers if _leaves_block(h.body)]
+                self.state.guards.extend(leaving)
+                pushed += len(leaving)
         del self.state.guards[len(self.state.guards) - pushed :]
 
     def _statement(self, stmt: ast.stmt) -> None:
@@ -242,8 +247,14 @@ class EventWalker:
                 self.state.context_names = saved
                 del self.state.contexts[len(self.state.contexts) - len(stmt.items) :]
             case ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=finalbody):
-                for block in (body, *(h.body for h in handlers), orelse, finalbody):
-                    self._block(block)
+                self._block(body)
+                for handler in handlers:
+                    if _leaves_block(handler.body):  # `except OOM: zero_grad(); continue`
+                        self._branch(_handled(handler, True), handler.body)
+                    else:
+                        self._block(handler.body)
+                self._block(orelse)
+                self._block(finalbody)
             case ast.Match(subject=subject, cases=cases):
                 self._scan(stmt, [subject])
                 for case in cases:
@@ -706,5 +717,17 @@ def _tests_grad_exists(test: ast.expr) -> bool:
     return _is_grad(test) or (isinstance(test, ast.Attribute) and test.attr == "requires_grad")
 
 
+def _handled(handler: ast.ExceptHandler, entered: bool) -> _PendingGuard:
+    """The side of an `except` handler: inside it (`entered`), or after its `try` statement."""
+    return _PendingGuard(lambda: Guard(handler, handler, entered))
+
+
 def _leaves_block(body: list[ast.stmt]) -> bool:
-    return bool(body) and isinstance(body[-1], (ast.Continue, ast.Return, ast.Break, ast.Raise))
+    """The block always ends by leaving (`continue`, `break`, `return`, `raise`, or an `if`
+    whose every branch does)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.If):
+        return _leaves_block(last.body) and _leaves_block(last.orelse)
+    return isinstance(last, (ast.Continue, ast.Return, ast.Break, ast.Raise))

@@ -133,6 +133,8 @@ class _Analysis:
             # a function or method of the project that computes the loss: what it returns
             inner = _Analysis(helper.module, (bind_arguments(helper, call), self, scope, call.lineno))
             returns = [(_element(r, element), r.lineno) for r in helper.module.returns(helper.function)]
+            if not returns:
+                return None  # abstract (`raise NotImplementedError`): the subclasses compute it
             verdicts = [inner.expr(r, helper.function, line + 1, depth + 1) if r is not None else None for r, line in returns]
             if True in verdicts:
                 return True

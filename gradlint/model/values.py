@@ -128,10 +128,10 @@ class Values:
         callee = resolve_callee(self.model, call, context) or module_forward(self.model, call, context)
         if callee is None or isinstance(callee.function, ast.Lambda):
             return None
-        returns = _returns(callee.function)
-        if len(returns) != 1 or returns[0].value is None:
+        returns = callee.module.returns(callee.function)
+        if len(returns) != 1:
             return None
-        value = returns[0].value
+        value = returns[0]
         if element is not None:
             if not (isinstance(value, ast.Tuple) and element < len(value.elts)):
                 return None
@@ -168,18 +168,6 @@ def constructor(call: ast.Call) -> ast.Call:
     while isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_SELF and isinstance(call.func.value, ast.Call):
         call = call.func.value
     return call
-
-
-def _returns(function: ast.AST) -> list[ast.Return]:
-    """The function's own return statements (not those of functions defined inside it)."""
-    found, pending = [], list(ast.iter_child_nodes(function))
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            pending.extend(ast.iter_child_nodes(node))
-    return found
 
 
 def _module_function(model: "ModuleModel", constructor: ast.Call) -> str | None:

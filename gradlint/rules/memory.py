@@ -28,7 +28,7 @@ class LossKeptWithGraph(Rule):
                 continue
             losses = _backpropagated_here(loop)
             for stmt, total, loss in _running_sums(loop.node, losses):
-                if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, stmt, total):
+                if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, loop.node, stmt, total):
                     continue
                 seen.add(id(stmt))
                 name = dotted(loss)
@@ -110,11 +110,21 @@ def _backpropagated(model: ModuleModel, total: str) -> bool:
     )
 
 
-def _reset_each_iteration(model: ModuleModel, stmt: ast.stmt, total: str) -> bool:
-    """`total = 0` earlier in the same block: the sum lives one iteration only."""
-    block = model.parents.block.get(stmt, [])
-    before = block[: block.index(stmt)] if stmt in block else []
-    return any(isinstance(s, ast.Assign) and any(dotted(t) == total for t in s.targets) for s in before)
+def _reset_each_iteration(model: ModuleModel, loop: ast.stmt, stmt: ast.stmt, total: str) -> bool:
+    """`total = 0` (or any fresh value) earlier in the iteration, in the sum's block or one
+    enclosing it inside the loop: the sum lives one iteration only."""
+    node: ast.AST | None = stmt
+    while node is not None and node is not loop:
+        block = model.parents.block.get(node, [])
+        before = block[: block.index(node)] if node in block else []
+        if any(
+            isinstance(s, ast.Assign) and any(dotted(t) == total for t in s.targets)
+            and not any(dotted(n) == total for n in ast.walk(s.value))
+            for s in before
+        ):
+            return True
+        node = model.parents.parent.get(node)
+    return False
 
 
 def _later_reset(loop: ast.stmt, stmt: ast.stmt, total: str) -> ast.Assign | None:
