@@ -85,7 +85,18 @@ def _fallback(model: ModuleModel, stmt: ast.stmt, function: ast.expr) -> bool:
     if not model.imports.aliases.get(head, "").startswith("torch.cuda"):
         return False
     imports = _imports_of(model, head)
-    return len(imports) > 1 or any(_under_fallback(model, i) for i in imports)
+    # bound to torch.amp somewhere and to torch.cuda.amp elsewhere: one is the other's fallback
+    return len({_bound_module(i, head) for i in imports}) > 1 or any(_under_fallback(model, i) for i in imports)
+
+
+def _bound_module(stmt: ast.Import | ast.ImportFrom, local: str) -> str:
+    """What the import statement binds `local` to (`torch.cuda.amp` for `from torch.cuda import amp`)."""
+    for alias in stmt.names:
+        if (alias.asname or alias.name.split(".")[0]) == local:
+            if isinstance(stmt, ast.ImportFrom):
+                return f"{'.' * stmt.level}{stmt.module or ''}.{alias.name}"
+            return alias.name if alias.asname else local
+    return ""
 
 
 def _under_fallback(model: ModuleModel, stmt: ast.stmt) -> bool:
