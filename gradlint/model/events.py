@@ -98,6 +98,11 @@ class Event:
         return self.reported_at if self.elsewhere and self.reported_at is not None else self.node
 
     @property
+    def recovering(self) -> bool:
+        """Runs in an `except` handler: the recovery from a failure, not the normal path."""
+        return any(isinstance(g.node, ast.ExceptHandler) and g.holds for g in self.guards)
+
+    @property
     def boundary_guard(self) -> Guard | None:
         return next((g for g in self.guards if g.boundary is not None), None)
 
@@ -248,11 +253,8 @@ class EventWalker:
                 del self.state.contexts[len(self.state.contexts) - len(stmt.items) :]
             case ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=finalbody):
                 self._block(body)
-                for handler in handlers:
-                    if _leaves_block(handler.body):  # `except OOM: zero_grad(); continue`
-                        self._branch(_handled(handler, True), handler.body)
-                    else:
-                        self._block(handler.body)
+                for handler in handlers:  # a recovery path: `except OOM: zero_grad(); continue`
+                    self._branch(_handled(handler, True), handler.body)
                 self._block(orelse)
                 self._block(finalbody)
             case ast.Match(subject=subject, cases=cases):

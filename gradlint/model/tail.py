@@ -216,9 +216,10 @@ def _yields_name(stmt: ast.stmt, the_yield: ast.Yield, name: str) -> bool:
 
 
 def _breaks_on(body: list[ast.stmt], counter: str) -> bool:
-    """A `break` of this loop (not of a loop nested in it) under a test of the micro-batch
-    index: the loop stops itself at a count of micro-batches, and the tail may never be read.
-    A break on something else (a global step budget) leaves every other epoch's tail."""
+    """A `break` of this loop (not of a loop nested in it) whose nearest test reads the
+    micro-batch index: the loop stops itself at a count of micro-batches, and the tail may never
+    be read. A break on something else (a global step budget, even tested inside the boundary's
+    branch) leaves every other epoch's tail."""
     stack = [(stmt, False) for stmt in body]
     while stack:
         node, counted = stack.pop()
@@ -226,10 +227,9 @@ def _breaks_on(body: list[ast.stmt], counter: str) -> bool:
             return True
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        tests_counter = isinstance(node, ast.If) and any(
-            isinstance(n, ast.Name) and n.id == counter for n in ast.walk(node.test)
-        )
-        stack.extend((n, counted or tests_counter) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+        if isinstance(node, ast.If):
+            counted = any(isinstance(n, ast.Name) and n.id == counter for n in ast.walk(node.test))
+        stack.extend((n, counted) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
     return False
 
 

@@ -95,6 +95,8 @@ class ZeroGradBeforeStep(LoopRule):
                 continue  # `p.grad = None` in a helper may clear a few parameters on purpose (DINO)
             if accumulation is not None and accumulation.runs_every_micro_batch(zero):
                 continue  # GL202: zeroing every micro-batch of a window
+            if zero.recovering:
+                continue  # `except RuntimeError: zero_grad()`: dropping a failed batch's gradients
             related = [e for e in loop.events if not e.exclusive_with(zero)]
             step = next((e for e in related if e.order > zero.order and e.kind in STEPS), None)
             if step is None or any(e.kind is Kind.BACKWARD and zero.order < e.order < step.order for e in related):

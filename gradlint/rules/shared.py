@@ -45,8 +45,10 @@ def move(model: ModuleModel, loop: TrainingLoop, event: Event, anchor: ast.stmt,
 
 def end_of_step_run(model: ModuleModel, loop: TrainingLoop, step: Event) -> ast.stmt:
     """The last of the contiguous statements that step, update the scaler or the scheduler,
-    starting at `step` in its block."""
-    block = model.parents.block[step.stmt]
+    starting at `step` in its block (the step itself when it is another module's code)."""
+    block = model.parents.block.get(step.stmt)
+    if block is None:
+        return step.stmt
     stepping = {id(e.stmt) for e in loop.events if e.kind in STEP_RUN}
     index = block.index(step.stmt)
     while index + 1 < len(block) and id(block[index + 1]) in stepping:
