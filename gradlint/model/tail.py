@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, bind_arguments, class_of_instance, class_of_scope, find_method, resolve_callee
 from gradlint.model.clearing import clearing_of
-from gradlint.model.events import Kind
+from gradlint.model.events import Kind, manual_optimization
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -31,17 +31,26 @@ PROGRESS_WRAPPERS = frozenset({"tqdm", "track", "progress_bar", "progressbar", "
 class EpochTail:
     counter: str  # the enumerate index the boundary counts
     start: int | None  # enumerate's start; None when a variable (a resumed step, a global count)
-    source: ast.expr  # what the loop iterates over: len() of it is the number of micro-batches
+    source: ast.expr | None  # what the loop iterates over: len() of it is the number of micro-batches
     cleared_before: bool  # gradients are cleared before the loop: the tail is dropped, not carried
+    count: str | None = None  # the number of micro-batches as code, where there is no loop to take len() of
+
+    def length(self, model: "ModuleModel") -> str:
+        """The epoch's number of micro-batches, as code."""
+        return self.count if self.count is not None else f"len({model.source(self.source)})"
 
 
 def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     accumulation = loop.accumulation
     node = loop.node
-    if accumulation is None or accumulation.guard is None or not isinstance(node, ast.For):
+    if accumulation is None or accumulation.guard is None:
         return None
     boundary = accumulation.guard.boundary
     if boundary.flushes_tail or len(boundary.counters) != 1:
+        return None
+    if isinstance(node, ast.FunctionDef):
+        return _lightning_tail(model, node, next(iter(boundary.counters)))
+    if not isinstance(node, ast.For):
         return None
     counted = _enumerate(model, node)
     if counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
@@ -57,6 +66,19 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if start is None and not cleared:
         return None  # the index may count on across epochs, and the window with it
     return EpochTail(counter, start, source, cleared)
+
+
+def _lightning_tail(model: "ModuleModel", function: ast.FunctionDef, counter: str) -> EpochTail | None:
+    """`training_step(self, batch, batch_idx)` of a manually optimized LightningModule that steps
+    on `batch_idx % N`: Lightning counts `batch_idx` from 0 in every epoch, and nothing in
+    Lightning steps a manual optimizer at the epoch's end."""
+    cls = model.parents.parent.get(function)
+    parameters = function.args.args
+    if function.name != "training_step" or not isinstance(cls, ast.ClassDef) or not manual_optimization(model, cls):
+        return None
+    if len(parameters) < 3 or parameters[2].arg != counter:
+        return None
+    return EpochTail(counter, 0, None, cleared_before=False, count="self.trainer.num_training_batches")
 
 
 def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.stmt) -> tuple[str, int, ast.expr] | None:

@@ -98,7 +98,7 @@ class DroppedTailMicroBatches(LoopRule):
             return
         guard = loop.accumulation.guard
         factor = factor_text(model, loop.accumulation.factor)
-        source = model.source(tail.source)
+        length = tail.length(model)
         step = next((e for e in loop.on_path(*STEPS) if guard in e.guards), None)
         elsewhere = step is not None and step.elsewhere
         if elsewhere:  # tested in another object's helper the loop hands its boundary to (`loss_scaler(..., update_grad=...)`)
@@ -114,25 +114,25 @@ class DroppedTailMicroBatches(LoopRule):
         )
         if _steps_first(guard.test, tail):  # `i % n == 0` from 0: steps on a window's first micro-batch
             which = (
-                f"the step comes on the first micro-batch of each window, so when `len({source}) - 1` is not a "
+                f"the step comes on the first micro-batch of each window, so when `{length} - 1` is not a "
                 f"multiple of `{factor}`, the micro-batches after the epoch's last step never reach one"
             )
         else:
-            which = f"when `len({source})` is not a multiple of `{factor}`, the last micro-batches of every epoch never reach a step"
+            which = f"when `{length}` is not a multiple of `{factor}`, the last micro-batches of every epoch never reach a step"
         message = f"{when}: {which}; {fate}"
-        yield Finding(self.code, span, message, None if elsewhere else self._fix(model, loop, guard, tail, source))
+        yield Finding(self.code, span, message, None if elsewhere else self._fix(model, loop, guard, tail, length))
 
-    def _fix(self, model, loop, guard, tail, source):
+    def _fix(self, model, loop, guard, tail, length):
         if model.parents.scope_of(guard.node) is not loop.scope or tail.start not in (0, 1):
             return None
         counter = f"{tail.counter} + 1" if tail.start == 0 else tail.counter
         original = model.source(guard.test)
         if guard.holds:  # the step's branch: also take it on the last micro-batch
             loose = isinstance(guard.test, LOOSER_THAN_OR)
-            new = f"{f'({original})' if loose else original} or {counter} == len({source})"
+            new = f"{f'({original})' if loose else original} or {counter} == {length}"
         else:  # the test holds inside the window (`if (i + 1) % N != 0: continue`)
             loose = isinstance(guard.test, LOOSER_THAN_OR) or (isinstance(guard.test, ast.BoolOp) and isinstance(guard.test.op, ast.Or))
-            new = f"{f'({original})' if loose else original} and {counter} != len({source})"
+            new = f"{f'({original})' if loose else original} and {counter} != {length}"
         return self.plan(
             "Also step on the epoch's last micro-batch",
             ReplaceExpression(model.position(guard.test), original, new),

@@ -17,7 +17,7 @@ class SegmentationModule(pl.LightningModule):
         images, masks = batch
         loss = F.cross_entropy(self.net(images), masks, ignore_index=255)
         self.manual_backward(loss)  # expect: GL201
-        if (batch_idx + 1) % self.hparams.accumulate == 0:
+        if (batch_idx + 1) % self.hparams.accumulate == 0:  # expect: GL205
             self.clip_gradients(opt, gradient_clip_val=0.5, gradient_clip_algorithm="norm")
             opt.step()
             opt.zero_grad()

@@ -23,7 +23,7 @@ class ContrastiveModule(pl.LightningModule):
         labels = torch.arange(logits.size(0), device=logits.device)
         loss = F.cross_entropy(logits, labels) / self.accumulate_grad_batches
         self.manual_backward(loss)
-        if (batch_idx + 1) % self.accumulate_grad_batches == 0:
+        if (batch_idx + 1) % self.accumulate_grad_batches == 0:  # expect: GL205
             opt.step()
         self.log("loss", loss)
 

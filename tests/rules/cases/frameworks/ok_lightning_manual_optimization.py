@@ -19,7 +19,7 @@ class ManualAccumModule(pl.LightningModule):
         logits = self.model(batch["input_ids"], batch["attention_mask"])
         loss = F.cross_entropy(logits, batch["labels"])
         self.manual_backward(loss / self.accum)
-        if (batch_idx + 1) % self.accum == 0:
+        if (batch_idx + 1) % self.accum == 0 or self.trainer.is_last_batch:
             self.clip_gradients(opt, gradient_clip_val=1.0, gradient_clip_algorithm="norm")
             opt.step()
             sched.step()
