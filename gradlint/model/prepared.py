@@ -33,3 +33,39 @@ def prepared_names(model: "ModuleModel") -> frozenset[str]:
         return frozenset(names)
 
     return model.memo(("prepared",), compute)
+
+
+def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
+    """N of the Accelerate accumulation window `event` runs in: inside `accelerator.accumulate(...)`
+    of an Accelerator built here with `gradient_accumulation_steps=N` (N not the literal 1), and
+    not under `if accelerator.sync_gradients:`. There the prepared optimizer steps once per window,
+    and anything not prepared acts every micro-batch."""
+    module = event.module or model
+    if any(g.holds and isinstance(g.test, ast.Attribute) and g.test.attr == "sync_gradients" for g in event.guards):
+        return None  # `if accelerator.sync_gradients:`: at the window's end only
+    for context in event.contexts:
+        if not (isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute) and context.func.attr == "accumulate"):
+            continue
+        accelerator = context.func.value
+        if module.roles.of(accelerator) is not Role.ACCELERATOR:
+            continue
+        value, _, _ = module.values.reaching_value(accelerator, event.scope, context.lineno)
+        if not (isinstance(value, ast.Call) and (module.imports.qualname(value.func) or "").endswith("Accelerator")):
+            continue
+        steps = next((k.value for k in value.keywords if k.arg == "gradient_accumulation_steps"), None)
+        if steps is not None and not (isinstance(steps, ast.Constant) and steps.value == 1):
+            return steps
+    return None
+
+
+def schedule_counts_micro_batches(model: "ModuleModel", sched, factor: ast.expr) -> bool:
+    """The scheduler was built with the window's factor in its arguments
+    (`num_warmup_steps=args.warmup * args.gradient_accumulation_steps`): its schedule is counted
+    in micro-batches, so stepping it on every one keeps to it."""
+    module = sched.module or model
+    receiver = sched.node.func.value if isinstance(sched.node, ast.Call) and isinstance(sched.node.func, ast.Attribute) else None
+    if receiver is None or sched.scope is None:
+        return False
+    value, _, _ = module.values.reaching_value(receiver, sched.scope, sched.node.lineno)
+    wanted = ast.dump(factor)
+    return isinstance(value, ast.Call) and any(ast.dump(n) == wanted for n in ast.walk(value))

@@ -9,7 +9,7 @@ from gradlint.fixplan import ReplaceExpression
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.events import STEPS
 from gradlint.model.guards import negated_source
-from gradlint.model.prepared import prepared_names
+from gradlint.model.prepared import accelerate_window, prepared_names, schedule_counts_micro_batches
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move
@@ -50,6 +50,12 @@ class SchedulerPerMicroBatch(LoopRule):
     summary = "scheduler.step() on every micro-batch while the optimizer steps every N"
     fix_applicability = "safe"
 
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        yield from super().check(model)
+        for loop in model.loops:
+            if not loop.plain:  # Accelerate accumulates for the objects it prepared only
+                yield from self._not_prepared(model, loop)
+
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         accumulation = loop.accumulation
         if accumulation is None:
@@ -61,6 +67,8 @@ class SchedulerPerMicroBatch(LoopRule):
                 continue
             if sched.target in prepared_names(model):
                 continue  # Accelerate's scheduler wrapper steps only when the optimizer did
+            if schedule_counts_micro_batches(model, sched, accumulation.factor):
+                continue  # built with `num_training_steps * accum`: counted in micro-batches
             if step.inlined and _told_when(step):
                 # `self.train_batch(x, apply_gradients)`, `optimizer_step(loss, ..., is_update)`:
                 # the caller counts its schedule in calls of a helper that it tells when to apply
@@ -76,6 +84,27 @@ class SchedulerPerMicroBatch(LoopRule):
             yield Finding(self.code, model.span(sched.anchor), message, self.plan(
                 f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
             ))
+
+
+    def _not_prepared(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        """Inside `accelerator.accumulate(model)` the prepared optimizer skips its step until the
+        window's last micro-batch; a scheduler never handed to `prepare` steps every time."""
+        prepared = prepared_names(model)
+        steps = [e for e in loop.of(*STEPS) if e.target in prepared]
+        for sched in loop.of(Kind.SCHED_STEP):
+            window = accelerate_window(model, sched)
+            if window is None or sched.target in prepared or sched.node.args or sched.node.keywords or not steps:
+                continue
+            if schedule_counts_micro_batches(model, sched, window):
+                continue
+            factor = factor_text(model, window)
+            message = (
+                f"`{sched.target}.step()` runs on every micro-batch of `accelerator.accumulate(...)` while "
+                f"{code(model, steps[0])} steps once per `{factor}` of them: `{sched.target}` was not "
+                f"passed to `accelerator.prepare`, so the learning rate advances `{factor}` times per "
+                f"update and the schedule ends `{factor}` times too early; prepare it with the optimizer"
+            )
+            yield Finding(self.code, model.span(sched.anchor), message, None)
 
 
 def _told_when(step) -> bool:
