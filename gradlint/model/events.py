@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import bind_arguments, class_of_scope, is_static, resolve_callee, returned_value
-from gradlint.model.frames import FUNCTION_TYPES, Frame, constructor_attributes, constructor_role, parameter_roles, passed_by_callers, role_in_frame, value_outside
+from gradlint.model.frames import FUNCTION_TYPES, Frame, constructor_attributes, constructor_role, ddp_object_fields, parameter_roles, passed_by_callers, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
@@ -96,6 +96,14 @@ class Event:
         """Where to report the event in the unit's module: the event itself, or the call that
         leads to it when it sits in another module or another object's method."""
         return self.reported_at if self.elsewhere and self.reported_at is not None else self.node
+
+    @property
+    def without_grad(self) -> bool:
+        """Runs under `torch.no_grad()` or `inference_mode()`: an evaluation, no backward."""
+        return any(
+            isinstance(c, ast.Call) and (dotted(c.func) or "").rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
+            for c in self.contexts
+        )
 
     @property
     def recovering(self) -> bool:
@@ -313,6 +321,11 @@ class EventWalker:
         lines = frame.module.lines[first - 1 : last]
         if any(name in line for name in frame.ddp_parameters for line in lines):
             return True
+        # `self.downstream.model(x)`: a field of a project object built around a DDP model here
+        if frame.cls is not None and frame.module.roles.named(Role.DDP_MODEL):
+            fields = ddp_object_fields(frame.module, frame.cls)
+            if any(f"{field}(" in line for field in fields for line in lines):
+                return True
         # `self.model(x)`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
         # where the lines call it, since the answer means finding the constructor's callers
         return frame.cls is not None and any(

@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_hierarchy
+from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, resolve_callee
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -72,6 +72,8 @@ def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
         return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
     if head == "self" and rest and "." not in rest and frame.cls is not None:
         return constructor_role(frame.module, frame.cls, rest) or _inherited_role(frame.module, frame.cls, name)
+    if head == "self" and rest.count(".") == 1 and frame.cls is not None:
+        return object_attribute_role(frame.module, frame.cls, *rest.split("."))
     if rest or head not in _parameters(frame.scope):
         return None
     return parameter_roles(frame.module, frame.scope).get(head)
@@ -86,6 +88,62 @@ def _inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role
             if role is not None:
                 return role
     return None
+
+
+def object_attribute_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str, field: str) -> Role | None:
+    """The role of `self.<attribute>.<field>` where `self.<attribute>` holds an object of a
+    project class that sets `self.<field>` from its constructor (`self.downstream =
+    self._get_downstream()` ... `return ModelEntry(ddp_model, name)`): what the constructor
+    call passes for it."""
+    roles = set()
+    for value in module.class_attributes(cls).get(attribute, []):
+        built = _constructed_object(module, cls, value, cls, 0)
+        if built is None:
+            return None
+        call_module, call, (owner_module, owner) = built
+        if field not in constructor_attributes(owner_module, owner):
+            return None
+        parameter = owner_module.class_attributes(owner)[field][0].id
+        init = Callee(owner_module, owner_module.methods(owner)["__init__"], owner)
+        argument = bind_arguments(init, call).get(parameter)
+        roles.add(call_module.roles.of(argument) if argument is not None else None)
+    return roles.pop() if len(roles) == 1 else None
+
+
+def ddp_object_fields(module: "ModuleModel", cls: ast.ClassDef) -> frozenset[str]:
+    """`self.<attribute>.<field>` spellings of the class whose role is a DDP model (see
+    object_attribute_role): the lines that call one hold a forward."""
+
+    def compute() -> frozenset[str]:
+        found = set()
+        for attribute, values in module.class_attributes(cls).items():
+            built = _constructed_object(module, cls, values[0], cls, 0) if values else None
+            if built is None:
+                continue
+            owner_module, owner = built[2]
+            for field in constructor_attributes(owner_module, owner):
+                if object_attribute_role(module, cls, attribute, field) is Role.DDP_MODEL:
+                    found.add(f"self.{attribute}.{field}")
+        return frozenset(found)
+
+    return module.memo(("ddp object fields", id(cls)), compute)
+
+
+def _constructed_object(module: "ModuleModel", cls: ast.ClassDef, value: ast.expr, scope: ast.AST, depth: int):
+    """(module, constructor call, (class module, class)) of the project object `value` builds,
+    directly or as the one thing a chain of project functions returns."""
+    if not isinstance(value, ast.Call) or depth > 3:
+        return None
+    built = class_of_instance(module, value)
+    if built is not None:
+        return module, value, built
+    callee = resolve_callee(module, value, CallContext(module, scope, cls))
+    if callee is None or isinstance(callee.function, ast.Lambda):
+        return None
+    returns = callee.module.returns(callee.function)
+    if len(returns) != 1:
+        return None
+    return _constructed_object(callee.module, callee.cls, returns[0], callee.function, depth + 1)
 
 
 def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str]:

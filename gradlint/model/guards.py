@@ -135,6 +135,11 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
             if _depth(right) < _depth(left):
                 return polarity, _make(left, right)
             return polarity, _make(right, left)
+    # counter % N > 0 (`if steps % N > 0: continue`): the test of `!= 0`
+    if isinstance(op, ast.Gt) and _is_modulo(left) and _is_zero(right):
+        return False, _modulo_boundary(left)
+    if isinstance(op, ast.Lt) and _is_zero(left) and _is_modulo(right):
+        return False, _modulo_boundary(right)
     if isinstance(op, (ast.GtE, ast.Gt)) and _counters(left):
         return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
     return True, None

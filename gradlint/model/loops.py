@@ -195,7 +195,7 @@ class TrainingLoop:
         calls (not one under `torch.no_grad()`, around an evaluation), or a `with` whose context
         manager was made from one before the loop (`sync_context = model.no_sync if ddp else
         nullcontext`)."""
-        if any(not _without_grad(e) for e in self.of(Kind.NO_SYNC)):
+        if any(not e.without_grad for e in self.of(Kind.NO_SYNC)):
             return True
         seen: set[int] = set()
         for event in self.events:
@@ -347,14 +347,6 @@ def _is_one(expr: ast.expr) -> bool:
 
 def _called(expr: ast.expr, name: str) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
-
-
-def _without_grad(event: Event) -> bool:
-    """The event runs under `torch.no_grad()` or `inference_mode()`: an evaluation, no backward."""
-    return any(
-        isinstance(c, ast.Call) and (dotted(c.func) or "").rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
-        for c in event.contexts
-    )
 
 
 def _yielded(model: "ModuleModel", loop: ast.For, factor: ast.expr) -> bool:

@@ -27,6 +27,7 @@ class DdpAccumulationWithoutNoSync(Rule):
             backwards = loop.on_path(Kind.BACKWARD)
             if not loop.plain or accumulation is None or not forwards or not backwards or loop.controls_sync:
                 continue
+            forwards = [f for f in forwards if not f.without_grad] or forwards  # not a frozen encoder's
             ddp = forwards[0].target
             factor = f"`{factor_text(model, accumulation.factor)}`"
             message = (
@@ -37,7 +38,9 @@ class DdpAccumulationWithoutNoSync(Rule):
             if id(backwards[0].node) in reported:
                 continue
             reported.add(id(backwards[0].node))
-            fix = _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], ddp)
+            # one `no_sync()` per model: a fix for the first of several DDP models would leave the others syncing
+            several = len({f.target for f in forwards}) > 1
+            fix = None if several else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], ddp)
             yield Finding(self.code, model.span(_in_loop(model, backwards[0], accumulation)), message, fix)
 
 
