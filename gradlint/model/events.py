@@ -107,8 +107,13 @@ class Event:
 
     @property
     def recovering(self) -> bool:
-        """Runs in an `except` handler: the recovery from a failure, not the normal path."""
-        return any(isinstance(g.node, ast.ExceptHandler) and g.holds for g in self.guards)
+        """Runs in an `except` handler, or in a branch that then leaves the iteration (`if
+        torch.isnan(loss): zero_grad(); continue`): the recovery from a failure, not the normal path."""
+        if any(isinstance(g.node, ast.ExceptHandler) and g.holds for g in self.guards):
+            return True
+        parents = self.module.parents if self.module is not None else None
+        block = parents.block.get(self.stmt) if parents is not None else None
+        return block is not None and isinstance(parents.parent.get(self.stmt), ast.If) and _leaves_block(block)
 
     @property
     def boundary_guard(self) -> Guard | None:

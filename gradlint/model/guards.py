@@ -215,7 +215,10 @@ TAIL_WORDS = frozenset({"last", "end", "final", "total", "num", "epoch"})
 
 def _is_tail_test(expr: ast.expr) -> bool:
     """`i == len(loader) - 1`, `i + 1 == len(loader)`, `is_last`, `step == total_steps - 1`:
-    a `len()` call or a name with a word that speaks of the end (`append` is no `end`)."""
+    a `len()` call or a name with a word that speaks of the end (`append` is no `end`). A test
+    with a modulo (`(num_steps + 1) % N == 0`) is a window's test, whatever its names say."""
+    if any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(expr)):
+        return False
     for node in ast.walk(expr):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
             return True

@@ -195,7 +195,7 @@ class TrainingLoop:
         calls (not one under `torch.no_grad()`, around an evaluation), or a `with` whose context
         manager was made from one before the loop (`sync_context = model.no_sync if ddp else
         nullcontext`)."""
-        if any(not e.without_grad for e in self.of(Kind.NO_SYNC)):
+        if any(not e.without_grad and not any(_tests_fsdp(g.test) and g.holds for g in e.guards) for e in self.of(Kind.NO_SYNC)):
             return True
         seen: set[int] = set()
         for event in self.events:
@@ -302,10 +302,32 @@ def _made_from_sync_control(model: "ModuleModel", scope: ast.AST, context: ast.e
     name = dotted(target)
     if name is None:
         return False
-    values = [getattr(s, "value", None) for s in model.scope(scope).assignments.get(name, ())]
+    assignments = [s for s in model.scope(scope).assignments.get(name, ()) if not _only_for_fsdp(model, s)]
+    values = [getattr(s, "value", None) for s in assignments]
     return any(
         isinstance(node, ast.Attribute) and node.attr in NO_SYNC_ATTRIBUTES
         for value in values if value is not None for node in ast.walk(value)
+    )
+
+
+def _only_for_fsdp(model: "ModuleModel", stmt: ast.stmt) -> bool:
+    """`if isinstance(model, FSDP) and ...: ctx = model.no_sync`: FSDP's switch, which leaves a
+    DDP model of the same loop synchronising on every micro-batch."""
+    child: ast.AST = stmt
+    for node in model.parents.ancestors(stmt):
+        if isinstance(node, ast.If) and any(child is s for s in node.body) and _tests_fsdp(node.test):
+            return True
+        child = node
+    return False
+
+
+def _tests_fsdp(test: ast.expr) -> bool:
+    """`isinstance(x, FSDP)` (or FullyShardedDataParallel) holding, alone or within an `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_tests_fsdp(v) for v in test.values)
+    return (
+        isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+        and len(test.args) == 2 and (dotted(test.args[1]) or "").rsplit(".", 1)[-1] in ("FSDP", "FullyShardedDataParallel")
     )
 
 
