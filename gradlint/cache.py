@@ -2,8 +2,10 @@
 
 Like ruff's cache: a result is reused when the gradlint version, the file's settings (its
 selected rules) and its content are unchanged, and so is every project module whose summary the
-result used (callees, callers). A file whose size and modification time are as recorded is not
-read again; one that was touched is hashed and reused when its content is the same. Results live
+result used (callees, callers); a result that asked every file of its project (callers, the
+definitions of a name) also depends on the list of the project's files with their sizes and
+modification times, so that a new caller is seen. A file whose size and modification time are
+as recorded is not read again; one that was touched is hashed and reused when its content is the same. Results live
 in one JSON file per version, read once and written once by the main process (atomically: a
 concurrent run loses its entries, never corrupts the file); summaries are content-addressed
 files that workers write atomically. Anything unreadable in the cache is ignored.
@@ -22,7 +24,7 @@ from typing import Any, Callable
 from gradlint import __version__
 from gradlint.diagnostics import Diagnostic, Edit, FileResult, Span
 from gradlint.fixplan import FixPolicy
-from gradlint.model.project import content_hash
+from gradlint.model.project import content_hash, listing_digest, listing_terms
 from gradlint.model.summaries import ModuleSummary
 
 CACHE_DIR_NAME = ".gradlint_cache"
@@ -86,6 +88,13 @@ class Cache(SummaryCache):
         self.results_file = self.directory / __version__ / "results.json"
         self.entries: dict[str, dict[str, Any]] = self._load()
         self.changed = False
+        self._listings: dict[tuple[str, bool], dict[str, int]] = {}  # project files, listed once per run
+
+    def _listing(self, root: str, flat: bool, checked: str) -> str:
+        key = (root, flat)
+        if key not in self._listings:
+            self._listings[key] = listing_terms(Path(root), flat)
+        return listing_digest(self._listings[key], checked)
 
     def _load(self) -> dict[str, dict[str, Any]]:
         try:
@@ -127,6 +136,9 @@ class Cache(SummaryCache):
                 return None
             if not all(_unchanged(dep, recorded) for dep, recorded in entry["dependencies"].items()):
                 return None
+            listing = entry.get("listing")
+            if listing is not None and self._listing(listing[0], listing[1], str(Path(key).resolve())) != listing[2]:
+                return None  # a file was added, removed or changed in a project it asked as a whole
             return FileResult(path, diagnostics=[_diagnostic(d, path) for d in entry["diagnostics"]], error=entry["error"])
         except (KeyError, TypeError, ValueError, AttributeError):
             return None  # a corrupt entry is a miss
@@ -138,6 +150,7 @@ class Cache(SummaryCache):
             "settings": settings,
             "file": _settled([*file_stamp, result.digest]),
             "dependencies": {dep: _settled(recorded) for dep, recorded in result.dependencies.items()},
+            "listing": result.listing,
             "diagnostics": [_plain(d) for d in result.diagnostics],
             "error": result.error,
         }

@@ -81,3 +81,4 @@ class FileResult:
     config_error: bool = False  # `error` is that of the broken [tool.gradlint] above the file
     digest: str | None = None  # content hash of the bytes checked (for the cache)
     dependencies: dict[str, list] = field(default_factory=dict)  # modules whose summaries it used
+    listing: list | None = None  # [project root, flat, fingerprint of its files] when it asked them all

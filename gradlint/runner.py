@@ -120,6 +120,7 @@ def process(task: Task) -> FileResult:
             result.diagnostics = diagnose(document, rules, policy, edits=task.edits, project=project)
             if task.cache_dir is not None:
                 result.digest, result.dependencies = content_hash(data), project.used if project else {}
+                result.listing = project.listing if project else None
             return result
         outcome = fix_document(document, rules, policy, project)
         result.diagnostics, result.fixed, result.fix_failures = outcome.remaining, outcome.fixed, outcome.failures

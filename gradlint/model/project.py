@@ -316,6 +316,10 @@ class Project:
             self._files = list(_python_files(self.root, self.flat))
         return self._files
 
+    @cached_property
+    def listing_terms(self) -> dict[str, int]:
+        return listing_terms(self.root, self.flat)
+
     def importers(self) -> dict[str, list[Path]]:
         """Project files by the names their import lines mention (each part of a dotted module
         name, and the names imported from it): read once, the first time callers are asked."""
@@ -558,6 +562,30 @@ def _parse(path: Path, data: bytes) -> "ModuleModel | None":
         return None
 
 
+LISTING_MODULUS = 1 << 128
+
+
+def listing_terms(root: Path, flat: bool) -> dict[str, int]:
+    """Each Python file of the project -> a number made from its name, size and modification
+    time: their sum fingerprints the project, for a result that asked every file (who calls a
+    function, which files define a name), new files included."""
+    terms = {}
+    for path in _python_files(root, flat):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        key = f"{path}\0{info.st_size}\0{info.st_mtime_ns}".encode()
+        terms[str(path)] = int.from_bytes(hashlib.blake2b(key, digest_size=16).digest(), "big")
+    return terms
+
+
+def listing_digest(terms: dict[str, int], checked: str) -> str:
+    """The fingerprint of the project's files but the checked one (whose own content the cache
+    compares by itself, so that touching it alone costs nothing)."""
+    return format((sum(terms.values()) - terms.get(checked, 0)) % LISTING_MODULUS, "x")
+
+
 def _python_files(root: Path, flat: bool):
     count = 0
     for folder, subfolders, names in os.walk(root):
@@ -583,6 +611,7 @@ class ProjectContext:
         self._store = store
         self._project = project
         self.used: dict[str, list] = {}  # path -> [mtime_ns, size, content hash] of each summary used
+        self.searched = False  # a question was asked of every project file (callers, definitions)
         self._located: dict[str, tuple[Path, list[str]] | None] = {}
         self._heads: dict[str, bool] = {}
 
@@ -593,6 +622,20 @@ class ProjectContext:
     @cached_property
     def project(self) -> Project | None:
         return self._project or project_for(str(self.path), self._store)
+
+    @property
+    def listing(self) -> list | None:
+        """[root, flat, fingerprint of the project's files] when the result depends on them all."""
+        project = self.project
+        if not self.searched or project is None:
+            return None
+        return [str(project.root), project.flat, listing_digest(project.listing_terms, str(self.path))]
+
+    def _index(self) -> "Project":
+        """The project, for a question asked of all its files: the result then depends on which
+        files there are and what they say."""
+        self.searched = True
+        return self.project
 
     def _note(self, path: Path) -> None:
         recorded = self.project.stamp(path) if self.project else None
@@ -643,7 +686,7 @@ class ProjectContext:
         returns: `model = smart_DDP(model)` where utils wraps the model in DDP. Only functions
         whose text spells a DDP wrapper (or a package's re-export of one) are summarised for
         it; () when unknown."""
-        if self.project is None or qualname.rsplit(".", 1)[-1] not in self.project.ddp_wrappers():
+        if self.project is None or qualname.rsplit(".", 1)[-1] not in self._index().ddp_wrappers():
             return ()  # asked for every assignment from a call: most name no DDP wrapper
         located = self._locate(module, qualname)
         if located is None or len(located[1]) != 1:
@@ -668,7 +711,7 @@ class ProjectContext:
         timm's NativeScaler made in main.py, or in the same module from an imported class,
         `imported` naming those): the lines calling them must be read. (A parameter that is a
         DDP model is the walk's: frames know what callers pass.)"""
-        if self.project is None or not self.project.gradient_callables():
+        if self.project is None or not self._index().gradient_callables():
             return set()
         names = set()
         for function in module.functions.values():
@@ -679,7 +722,7 @@ class ProjectContext:
             called = _called_parameters(function, params)
             if not called:
                 continue
-            for path, site in self.project.callers(self.path, function.name):
+            for path, site in self._index().callers(self.path, function.name):
                 for key, _, producer in site.arguments:
                     param = params[key] if isinstance(key, int) and key < len(params) else key
                     if param in called and self._touching(path, producer):
@@ -705,7 +748,7 @@ class ProjectContext:
         constructor = cls is not None and function.name == "__init__"
         name = cls.name if constructor else f"{cls.name}.{function.name}" if cls else function.name
         found = []
-        sites = self.project.callers(self.path, name)
+        sites = self._index().callers(self.path, name)
         # each caller once, under the name it calls the function by (`t` for `import ... as t`)
         for path, called_as in dict.fromkeys((path, site.callee.rsplit(".", 1)[-1]) for path, site in sites):
             caller = self.project.model(path)
@@ -734,10 +777,10 @@ class ProjectContext:
         project fits them."""
         from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
 
-        if len(self.project.defining_files(function.name)) > MAX_DELEGATED_DEFINITIONS:
+        if len(self._index().defining_files(function.name)) > MAX_DELEGATED_DEFINITIONS:
             return []  # `forward`, `training_step`: too common a name to tell which one runs
         candidates = []
-        for path in self.project.delegating_files(function.name)[:MAX_CALLER_FILES]:
+        for path in self._index().delegating_files(function.name)[:MAX_CALLER_FILES]:
             caller = self.project.model(path) if path != self.path else None
             for call, stmt in caller.calls_named(function.name) if caller is not None else ():
                 receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
@@ -749,13 +792,13 @@ class ProjectContext:
                     candidates.append((path, call, context))
         if not candidates or not self._only_fitting_definition(function, [call for _, call, _ in candidates]):
             return []
-        for path in {*(path for path, _, _ in candidates), *self.project.defining_files(function.name)}:
+        for path in {*(path for path, _, _ in candidates), *self._index().defining_files(function.name)}:
             self._note(path)  # a result depends on the callers and on the other definitions
         return [(call, context) for _, call, context in candidates]
 
     def _only_fitting_definition(self, function: ast.FunctionDef, calls: list[ast.Call]) -> bool:
         fitting = 0
-        for path in self.project.defining_files(function.name):
+        for path in self._index().defining_files(function.name):
             module = self.project.model(path)
             if module is None:
                 return False

@@ -132,3 +132,43 @@ def test_a_corrupt_entry_is_a_miss(workdir, gradlint, checked):
     results.write_text(json.dumps(data))
     run = gradlint("check", "train.py")
     assert run.exit_code == 1 and "GL201" in run.stdout and checked == ["train.py", "train.py"]
+
+
+ENGINE = """
+import torch
+
+
+def train_one_epoch(model, loader, optimizer, accum_steps):
+    for i, (x, y) in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(model(x), y) / accum_steps
+        loss.backward()
+        if (i + 1) % accum_steps == 0 or i + 1 == len(loader):
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+MAIN = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from engine import train_one_epoch
+
+model = DDP(torch.nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(10):
+    train_one_epoch(model, loader, optimizer, 4)
+"""
+
+
+def test_a_new_file_of_the_project_invalidates_results_that_asked_the_whole_project(workdir, gradlint, checked):
+    """`engine.py` alone has no DDP model; a `main.py` added later passes one to its loop. The
+    cached result of `engine.py` asked every project file who calls the loop, so it is checked
+    again and GL401 appears; a file that asked nothing of the project stays a hit."""
+    write(workdir, "pyproject.toml", "[project]\nname = 'demo'\n")
+    engine, data = write(workdir, "engine.py", ENGINE), write(workdir, "data.py", "import os\n")
+    age(engine, data)
+    first = gradlint("check", "engine.py", "data.py")
+    assert first.exit_code == 0 and checked == ["engine.py", "data.py"]
+    age(write(workdir, "main.py", MAIN))
+    second = gradlint("check", "engine.py", "data.py")
+    assert second.exit_code == 1 and "engine.py:8:9: GL401" in second.stdout
+    assert checked == ["engine.py", "data.py", "engine.py"]
