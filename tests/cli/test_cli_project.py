@@ -216,7 +216,9 @@ def test_cached_results_follow_the_modules_they_used(workdir, gradlint, monkeypa
 
     (workdir / "utils.py").write_text(textwrap.dedent(UTILS).replace("loss.backward()", "(loss / 8).backward()"))
     assert codes(check(gradlint, ".")) == [("engine.py", "GL401")]
-    assert "train.py" in checked and "engine.py" not in checked  # train.py used utils.py's code
+    # train.py used utils.py's code; engine.py asked every project file who calls its loop, and
+    # an edited file may have become a caller, so it is checked again too
+    assert "train.py" in checked and "engine.py" in checked
 
     checked.clear()
     (workdir / "main.py").write_text(textwrap.dedent(MAIN_SINGLE))
