@@ -7,6 +7,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradlint.model.events import Event
+from gradlint.model.guards import opposite
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -126,22 +127,4 @@ def exclusive(a: Event, b: Event) -> bool:
     testing the same condition (`if use_amp: scaled backward` ... `if use_amp: ... else: step`)."""
     if a.exclusive_with(b):
         return True
-    return any(
-        _condition(x.test, x.holds) == _flipped(_condition(y.test, y.holds))
-        for x in a.guards for y in b.guards
-    )
-
-
-def _condition(test: ast.expr, holds: bool) -> tuple[str, bool]:
-    """A test normalized to (what it tests, whether it must be true): `not x` is (x, False),
-    `x is None` is (x is not None, False)."""
-    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, holds = test.operand, not holds
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)):
-        negated = {ast.Is: ast.IsNot, ast.Eq: ast.NotEq}[type(test.ops[0])]()
-        test, holds = ast.Compare(test.left, [negated], test.comparators), not holds
-    return ast.dump(test), holds
-
-
-def _flipped(condition: tuple[str, bool]) -> tuple[str, bool]:
-    return condition[0], not condition[1]
+    return any(opposite(x.test, x.holds, y.test, y.holds, flags_only=False) for x in a.guards for y in b.guards)

@@ -41,10 +41,11 @@ class Guard:
         return opposite(self.test, self.holds, other.test, other.holds)
 
 
-def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: bool) -> bool:
-    """Two sides of one flag that cannot both hold (`x is None` and `x is not None`)."""
+def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: bool, flags_only: bool = True) -> bool:
+    """Two sides of one test that cannot both hold (`x is None` and `x is not None`); with
+    `flags_only`, only for tests of settings, whose value cannot change between the two."""
     (test, holds), (other_test, other_holds) = _positive(test, holds), _positive(other_test, other_holds)
-    return holds != other_holds and _is_flag(test) and ast.dump(test) == ast.dump(other_test)
+    return holds != other_holds and (not flags_only or _is_flag(test)) and ast.dump(test) == ast.dump(other_test)
 
 
 def _positive(test: ast.expr, holds: bool) -> tuple[ast.expr, bool]:
