@@ -82,11 +82,13 @@ class Roles:
                         for name in filter(None, map(dotted, targets)):
                             self.constructors[name].append(constructor)
                     elif isinstance(constructor.func, ast.Name) and constructor.func.id in model.functions:
-                        built.append((targets, constructor))
+                        built.append((targets, model.functions[constructor.func.id]))
+                    elif (method := _own_method(model, node, constructor.func)) is not None:
+                        built.append((targets, method))  # `self.model = self.parallel_model(...)`
                     elif qualname and model.project is not None:
                         elsewhere.append((targets, qualname))
-        for targets, call in built:
-            self._from_function(model, targets, model.functions[call.func.id])
+        for targets, function in built:
+            self._from_function(model, targets, function)
         for targets, qualname in elsewhere:  # `model = smart_DDP(model)` from utils/torch_utils.py
             returned = model.project.returned_roles(model, qualname)
             self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
@@ -149,6 +151,14 @@ class Roles:
 
     def named(self, role: Role) -> list[str]:
         return [name for name, r in self._roles.items() if r is role]
+
+
+def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST | None:
+    """The method `self.<name>` names, in the class whose code holds `stmt`."""
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return None
+    cls = model.parents.enclosing_class(model.parents.scope_of(stmt))
+    return model.methods(cls).get(func.attr) if cls is not None else None
 
 
 def _names_property(decorator: ast.expr) -> bool:
