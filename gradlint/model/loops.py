@@ -208,31 +208,43 @@ class TrainingLoop:
 
     @cached_property
     def accumulation(self) -> Accumulation | None:
+        """How the loop accumulates (the first accumulating path when branches differ)."""
+        return self.accumulations[0] if self.accumulations else None
+
+    @cached_property
+    def accumulations(self) -> list[Accumulation]:
+        """Every way the loop accumulates: the whole loop's, or each branch's when branches
+        accumulate differently (an AMP branch handing the clip to a scaler object, a plain
+        branch clipping on its own)."""
         steps, backwards = self.of(*STEPS), self.of(Kind.BACKWARD)
         if not steps or not backwards:
-            return None
+            return []
         found = self._accumulation(steps, backwards, None)
         if found is not None:
-            return found
+            return [found]
         # One branch accumulates while another steps on every batch
-        # (`if accum_steps > 1: ... else: ...`): the accumulating path alone.
+        # (`if accum_steps > 1: ... else: ...`): the accumulating paths alone.
+        paths = []
         for step in steps:
             path_steps = [s for s in steps if not s.exclusive_with(step)]
             if len(path_steps) < len(steps):
                 # the path's backwards: those beside its step, and those across its boundary test
                 path = [b for b in backwards if not _excluded_off_boundary(b, step)]
-                found = self._accumulation(path_steps, path, step)
-                if found is not None:
-                    return found
-        # One branch backpropagates once per batch, another per micro-batch before a shared step
-        # (`if accum == 1: backward(loss) else: for j in range(accum): backward(...)`).
-        for backward in backwards:
-            path = [b for b in backwards if not b.exclusive_with(backward)]
-            if len(path) < len(backwards):
-                found = self._accumulation([s for s in steps if not s.exclusive_with(backward)], path, backward)
-                if found is not None:
-                    return found
-        return None
+                paths.append(self._accumulation(path_steps, path, step))
+        if not any(paths):
+            # One branch backpropagates once per batch, another per micro-batch before a shared
+            # step (`if accum == 1: backward(loss) else: for j in range(accum): backward(...)`).
+            for backward in backwards:
+                path = [b for b in backwards if not b.exclusive_with(backward)]
+                if len(path) < len(backwards):
+                    paths.append(self._accumulation([s for s in steps if not s.exclusive_with(backward)], path, backward))
+        distinct: list[Accumulation] = []  # one per branch: two steps of one branch are one path
+        for found in filter(None, paths):
+            if not found.covers(found.path):
+                continue  # a branch where the factor is 1 (`else` of `if accum_steps > 1:`)
+            if all(found.path.exclusive_with(other.path) for other in distinct):
+                distinct.append(found)
+        return distinct
 
     def on_path(self, *kinds: Kind) -> list[Event]:
         """Events of `kinds` on the accumulating path (all of them when every path accumulates)."""

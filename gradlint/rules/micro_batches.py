@@ -24,13 +24,16 @@ class ClipPerMicroBatch(LoopRule):
     fix_applicability = "safe"
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
-        accumulation = loop.accumulation
-        if accumulation is None:
+        for accumulation in loop.accumulations:  # each branch's: one may clip at the step, another not
+            yield from self._per_micro_batch(model, loop, accumulation)
+
+    def _per_micro_batch(self, model: ModuleModel, loop: TrainingLoop, accumulation) -> Iterator[Finding]:
+        step = next((e for e in loop.of(*STEPS) if accumulation.covers(e)), None)
+        if step is None:
             return
-        step = loop.on_path(*STEPS)[0]
         factor = factor_text(model, accumulation.factor)
-        backwards = loop.on_path(Kind.BACKWARD)
-        for clip in loop.on_path(Kind.CLIP):
+        backwards = [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e)]
+        for clip in (e for e in loop.of(Kind.CLIP) if accumulation.covers(e)):
             if not accumulation.runs_every_micro_batch(clip) or not any(b.order < clip.order for b in backwards):
                 continue  # at the step, or before backward (GL102)
             message = (

@@ -251,3 +251,50 @@ def test_a_property_returning_the_ddp_wrapper_gives_self_attribute_the_ddp_role(
     bare = model_of(RUNNER.replace("return self._wrapped_model", "return self._model"))
     assert role(bare, "self.model") is None
     assert not [e for e in bare.loops[0].events if e.kind is Kind.FORWARD]
+
+
+def test_each_branch_that_accumulates_is_a_path_of_its_own():
+    """AMP through a scaler object on one branch, plain backward and step on the other, and no
+    accumulation at all when the factor is 1: two accumulating paths, each with its own step."""
+    model = model_of(
+        """
+        import torch
+
+        class Scaler:
+            def __init__(self):
+                self._scaler = torch.amp.GradScaler("cuda")
+
+            def __call__(self, loss, optimizer, update_grad=True):
+                self._scaler.scale(loss).backward()
+                if update_grad:
+                    self._scaler.step(optimizer)
+                    self._scaler.update()
+
+        def train(model, loader, optimizer, accum, amp):
+            loss_scaler = Scaler()
+            for i, (x, y) in enumerate(loader):
+                if accum > 1:
+                    loss = model(x, y) / accum
+                    if amp:
+                        loss_scaler(loss, optimizer, update_grad=(i + 1) % accum == 0)
+                    else:
+                        loss.backward()
+                        if (i + 1) % accum == 0:
+                            optimizer.step()
+                    if (i + 1) % accum == 0:
+                        optimizer.zero_grad()
+                else:
+                    optimizer.zero_grad()
+                    if amp:
+                        loss_scaler(model(x, y), optimizer)
+                    else:
+                        model(x, y).backward()
+                        optimizer.step()
+        """
+    )
+    [loop] = model.loops
+    paths = loop.accumulations
+    assert [p.path.kind for p in paths] == [Kind.SCALER_STEP, Kind.STEP]
+    assert loop.accumulation is paths[0]
+    plain_step = next(e for e in loop.of(Kind.STEP) if paths[1].covers(e))
+    assert not paths[0].covers(plain_step) and plain_step.node.lineno == 24
