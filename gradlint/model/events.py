@@ -463,6 +463,8 @@ class EventWalker:
             if isinstance(argument, (ast.Name, ast.Attribute)) and self._role(argument) is Role.DDP_MODEL:
                 # `with ddp_sync(ddp, last):` may well switch the sync: the model cannot tell
                 context = isinstance(stmt, (ast.With, ast.AsyncWith)) and any(i.context_expr is call for i in stmt.items)
+                if context and (self.frame.module.imports.qualname(call.func) or "").startswith("torch."):
+                    continue  # torch's own contexts (`FSDP.state_dict_type(model, ...)`) are known: no sync switch
                 self._add(Kind.NO_SYNC if context else Kind.FORWARD, call, stmt, target=self._name(argument))
                 return
 
