@@ -5,10 +5,10 @@ selected rules) and its content are unchanged, and so is every project module wh
 result used (callees, callers); a result that asked every file of its project (callers, the
 definitions of a name) also depends on the list of the project's files with their sizes and
 modification times, so that a new caller is seen. A file whose size and modification time are
-as recorded is not read again; one that was touched is hashed and reused when its content is the same. Results live
-in one JSON file per version, read once and written once by the main process (atomically: a
-concurrent run loses its entries, never corrupts the file); summaries are content-addressed
-files that workers write atomically. Anything unreadable in the cache is ignored.
+as recorded is not read again; one that was touched is hashed and reused when its content is
+the same. Results live in one JSON file per version, read once and written once by the main
+process (atomically: a concurrent run loses its entries, never corrupts the file); summaries are
+content-addressed files that workers write atomically. Anything unreadable in the cache is ignored.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Callable
 from gradlint import __version__
 from gradlint.diagnostics import Diagnostic, Edit, FileResult, Span
 from gradlint.fixplan import FixPolicy
-from gradlint.model.project import content_hash, listing_digest, listing_terms
+from gradlint.model.project import Listing, content_hash, list_project
 from gradlint.model.summaries import ModuleSummary
 
 CACHE_DIR_NAME = ".gradlint_cache"
@@ -88,13 +88,13 @@ class Cache(SummaryCache):
         self.results_file = self.directory / __version__ / "results.json"
         self.entries: dict[str, dict[str, Any]] = self._load()
         self.changed = False
-        self._listings: dict[tuple[str, bool], dict[str, int]] = {}  # project files, listed once per run
+        self._listings: dict[tuple[str, bool], Listing] = {}  # project files, listed once per run
 
     def _listing(self, root: str, flat: bool, checked: str) -> str:
         key = (root, flat)
         if key not in self._listings:
-            self._listings[key] = listing_terms(Path(root), flat)
-        return listing_digest(self._listings[key], checked)
+            self._listings[key] = list_project(Path(root), flat)
+        return self._listings[key].digest(checked)
 
     def _load(self) -> dict[str, dict[str, Any]]:
         try:

@@ -117,11 +117,16 @@ def class_hierarchy(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["Mod
 def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["ModuleModel", ast.ClassDef] | None:
     """The class whose constructor call produced `value` (`NativeScaler()` -> NativeScaler;
     `Net().to(device)`: nn.Module's `to`, `cuda`, ... return the module itself)."""
-    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in RETURNS_SELF:
-        value = value.func.value
     if not isinstance(value, ast.Call):
         return None
-    return _class(module, value.func)
+    return _class(module, constructor(value).func)
+
+
+def constructor(call: ast.Call) -> ast.Call:
+    """`Net(...)` of `Net(...).to(device).eval()`: nn.Module's `to`, `cuda` ... return the module."""
+    while isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_SELF and isinstance(call.func.value, ast.Call):
+        call = call.func.value
+    return call
 
 
 def _class(module: "ModuleModel", expr: ast.expr) -> tuple["ModuleModel", ast.ClassDef] | None:
@@ -173,7 +178,10 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
 
 def module_forward(module: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
     """The `forward` an nn.Module object of the project runs when called (`self.net(x)` where
-    `self.net = Net()`): for questions about the value it returns, not about gradient events."""
+    `self.net = Net()`, and `self(x)` in a method of the module itself): for questions about the
+    value it returns, not about gradient events."""
+    if isinstance(call.func, ast.Name) and call.func.id == "self" and context.cls is not None:
+        return find_method(module, context.cls, "forward")
     classes = {id(found[1]): found for found in _instance_classes(module, call.func, context, follow_callers=False)}
     if len(classes) != 1:
         return None

@@ -7,8 +7,9 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import constructor
 from gradlint.model.names import dotted
-from gradlint.model.values import constructor, iter_calls
+from gradlint.model.values import iter_calls
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel

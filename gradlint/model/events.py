@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import bind_arguments, class_of_scope, is_static, resolve_callee, returned_value
 from gradlint.model.frames import FUNCTION_TYPES, Frame, constructor_attributes, constructor_role, ddp_object_fields, parameter_roles, passed_by_callers, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
+from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
@@ -99,11 +100,9 @@ class Event:
 
     @property
     def without_grad(self) -> bool:
-        """Runs under `torch.no_grad()` or `inference_mode()`: an evaluation, no backward."""
-        return any(
-            isinstance(c, ast.Call) and (dotted(c.func) or "").rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
-            for c in self.contexts
-        )
+        """Runs under `torch.no_grad()`, `inference_mode()` or `set_grad_enabled(False)`: an
+        evaluation, no backward."""
+        return self.module is not None and any(turns_off(self.module, c) for c in self.contexts)
 
     @property
     def recovering(self) -> bool:
@@ -327,10 +326,9 @@ class EventWalker:
         if any(name in line for name in frame.ddp_parameters for line in lines):
             return True
         # `self.downstream.model(x)`: a field of a project object built around a DDP model here
-        if frame.cls is not None and frame.module.roles.named(Role.DDP_MODEL):
-            fields = ddp_object_fields(frame.module, frame.cls)
-            if any(f"{field}(" in line for field in fields for line in lines):
-                return True
+        fields = ddp_object_fields(frame.module, frame.cls) if frame.cls is not None else ()
+        if any(f"{field}(" in line for field in fields for line in lines):
+            return True
         # `self.model(x)`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
         # where the lines call it, since the answer means finding the constructor's callers
         return frame.cls is not None and any(

@@ -101,9 +101,9 @@ def object_attribute_role(module: "ModuleModel", cls: ast.ClassDef, attribute: s
         if built is None:
             return None
         call_module, call, (owner_module, owner) = built
-        if field not in constructor_attributes(owner_module, owner):
+        parameter = _constructor_parameter(owner_module, owner, field)
+        if parameter is None:
             return None
-        parameter = owner_module.class_attributes(owner)[field][0].id
         init = Callee(owner_module, owner_module.methods(owner)["__init__"], owner)
         argument = bind_arguments(init, call).get(parameter)
         roles.add(call_module.roles.of(argument) if argument is not None else None)
@@ -116,6 +116,8 @@ def ddp_object_fields(module: "ModuleModel", cls: ast.ClassDef) -> frozenset[str
 
     def compute() -> frozenset[str]:
         found = set()
+        if not module.roles.named(Role.DDP_MODEL):
+            return frozenset()  # no DDP model made here for an object to hold
         for attribute, values in module.class_attributes(cls).items():
             built = _constructed_object(module, cls, values[0], cls, 0) if values else None
             if built is None:
@@ -161,10 +163,15 @@ def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str
 def constructor_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> Role | None:
     """The role of `self.<attribute>` set in `__init__` to its parameter: what every
     `Trainer(ddp_model, ...)` passes for it."""
+    parameter = _constructor_parameter(module, cls, attribute)
+    return parameter_roles(module, module.methods(cls)["__init__"]).get(parameter) if parameter else None
+
+
+def _constructor_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> str | None:
+    """The `__init__` parameter `self.<attribute>` is set to, when it is a constructor attribute."""
     if attribute not in constructor_attributes(module, cls):
         return None
-    parameter = module.class_attributes(cls)[attribute][0].id
-    return parameter_roles(module, module.methods(cls)["__init__"]).get(parameter)
+    return module.class_attributes(cls)[attribute][0].id
 
 
 def _parameters(function: ast.AST) -> set[str]:

@@ -19,10 +19,10 @@ LIGHTNING_EVALUATION_HOOKS = frozenset({"validation_step", "test_step", "predict
 def gradients_off(model: "ModuleModel", stmt: ast.stmt) -> bool:
     """True when every way into `stmt` that the module shows runs with autograd off."""
     for node in model.parents.ancestors(stmt):
-        if isinstance(node, (ast.With, ast.AsyncWith)) and any(_turns_off(model, i.context_expr) for i in node.items):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(turns_off(model, i.context_expr) for i in node.items):
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return any(_turns_off(model, d) for d in node.decorator_list) or _lightning_evaluation(model, node)
+            return any(turns_off(model, d) for d in node.decorator_list) or _lightning_evaluation(model, node)
     return False
 
 
@@ -36,7 +36,7 @@ def _lightning_evaluation(model: "ModuleModel", function: ast.FunctionDef | ast.
     )
 
 
-def _turns_off(model: "ModuleModel", expr: ast.expr) -> bool:
+def turns_off(model: "ModuleModel", expr: ast.expr) -> bool:
     """`torch.no_grad()`, `torch.inference_mode()` / `(True)`, `torch.set_grad_enabled(False)`."""
     call = expr if isinstance(expr, ast.Call) else None
     name = model.imports.qualname(call.func if call else expr) or ""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import CallContext, callers, class_of_scope, resolve_callee
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, Kind, unit_events
 from gradlint.model.guards import Guard, negated_source
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import spelled
 
 if TYPE_CHECKING:
@@ -339,7 +339,7 @@ def _tests_fsdp(test: ast.expr) -> bool:
         return any(_tests_fsdp(v) for v in test.values)
     return (
         isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-        and len(test.args) == 2 and (dotted(test.args[1]) or "").rsplit(".", 1)[-1] in ("FSDP", "FullyShardedDataParallel")
+        and len(test.args) == 2 and names_sharded_class(test.args[1])
     )
 
 

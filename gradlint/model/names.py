@@ -8,6 +8,12 @@ import ast
 GRADIENT_WORDS = ("backward", "step", "grad", "clip", "sync", "scale", "accumulate", "allreduce")
 
 
+def names_sharded_class(expr: ast.AST | None) -> bool:
+    """`FSDP` / `FullyShardedDataParallel` (as imported or through a module): FSDP reads its sync
+    switch in the backward hooks, not in the forward as DDP does."""
+    return (dotted(expr) or "").rsplit(".", 1)[-1] in ("FSDP", "FullyShardedDataParallel") if expr is not None else False
+
+
 def dotted(expr: ast.AST) -> str | None:
     """`self.optimizer` for that attribute chain; None for anything that is not a plain chain."""
     parts = []

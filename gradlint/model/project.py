@@ -317,8 +317,8 @@ class Project:
         return self._files
 
     @cached_property
-    def listing_terms(self) -> dict[str, int]:
-        return listing_terms(self.root, self.flat)
+    def listing(self) -> Listing:
+        return list_project(self.root, self.flat)
 
     def importers(self) -> dict[str, list[Path]]:
         """Project files by the names their import lines mention (each part of a dotted module
@@ -565,10 +565,22 @@ def _parse(path: Path, data: bytes) -> "ModuleModel | None":
 LISTING_MODULUS = 1 << 128
 
 
-def listing_terms(root: Path, flat: bool) -> dict[str, int]:
-    """Each Python file of the project -> a number made from its name, size and modification
+@dataclass(frozen=True)
+class Listing:
+    """The project's Python files, each as a number made from its name, size and modification
     time: their sum fingerprints the project, for a result that asked every file (who calls a
     function, which files define a name), new files included."""
+
+    terms: dict[str, int]
+    total: int
+
+    def digest(self, checked: str) -> str:
+        """The fingerprint of every file but the checked one (whose own content the cache
+        compares by itself, so that touching it alone costs nothing)."""
+        return format((self.total - self.terms.get(checked, 0)) % LISTING_MODULUS, "x")
+
+
+def list_project(root: Path, flat: bool) -> Listing:
     terms = {}
     for path in _python_files(root, flat):
         try:
@@ -577,13 +589,7 @@ def listing_terms(root: Path, flat: bool) -> dict[str, int]:
             continue
         key = f"{path}\0{info.st_size}\0{info.st_mtime_ns}".encode()
         terms[str(path)] = int.from_bytes(hashlib.blake2b(key, digest_size=16).digest(), "big")
-    return terms
-
-
-def listing_digest(terms: dict[str, int], checked: str) -> str:
-    """The fingerprint of the project's files but the checked one (whose own content the cache
-    compares by itself, so that touching it alone costs nothing)."""
-    return format((sum(terms.values()) - terms.get(checked, 0)) % LISTING_MODULUS, "x")
+    return Listing(terms, sum(terms.values()))
 
 
 def _python_files(root: Path, flat: bool):
@@ -629,7 +635,7 @@ class ProjectContext:
         project = self.project
         if not self.searched or project is None:
             return None
-        return [str(project.root), project.flat, listing_digest(project.listing_terms, str(self.path))]
+        return [str(project.root), project.flat, project.listing.digest(str(self.path))]
 
     def _index(self) -> "Project":
         """The project, for a question asked of all its files: the result then depends on which

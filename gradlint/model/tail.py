@@ -151,7 +151,7 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     `obj` has a visible length (a name or attribute, possibly inside a progress bar, or handed
     to a generator that yields each of its items)."""
     call, target = _unwrap_progress(loop.iter), loop.target
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "enumerate" and call.args):
+    if not _called_enumerate(call):
         return None
     if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)):
         return None

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, class_of_scope, module_forward, resolve_callee
+from gradlint.model.callees import CallContext, class_of_scope, constructor, module_forward, resolve_callee
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -41,8 +41,8 @@ class Origin:
     `argument` the tensor it was computed from; `module` the constructor call of the nn.Module
     object that computed it (`nn.Softmax(dim=1)`), when it was one; `direct` when the call is the
     expression itself rather than reached through a variable; `whole` unless the use sees only
-    some of its elements, rearranged (`probs.gather(1, a)`, `out.view(-1)`), or a helper's return (`self.pi(s)`), where the
-    call cannot simply be rewritten at the use."""
+    some of its elements, rearranged (`probs.gather(1, a)`, `out.view(-1)`), or a helper's return
+    (`self.pi(s)`): there the call cannot simply be rewritten at the use."""
 
     function: str
     call: ast.Call
@@ -160,14 +160,6 @@ class Values:
         table = self.model.scope(scope).assignments
         names = {dotted(n) for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
         return all(not (after < s.lineno <= before) for name in names for s in table.get(name, ()))
-
-
-def constructor(call: ast.Call) -> ast.Call:
-    """`nn.Softmax(dim=1)` of `nn.Softmax(dim=1).cuda()`: nn.Module's `to`, `cuda` ... return the
-    module itself."""
-    while isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_SELF and isinstance(call.func.value, ast.Call):
-        call = call.func.value
-    return call
 
 
 def _module_function(model: "ModuleModel", constructor: ast.Call) -> str | None:

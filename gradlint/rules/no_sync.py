@@ -8,7 +8,7 @@ from typing import Iterator
 from gradlint.fixplan import FixPlan, MoveStatement
 from gradlint.model import ModuleModel
 from gradlint.model.callees import CallContext, callers, resolve_callee
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.values import nodes_on_lines
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import contains
@@ -17,7 +17,6 @@ from gradlint.rules.shared import contains
 INERT_METHODS = frozenset({"backward", "scale", "mean", "sum", "item", "detach", "float", "div", "mul", "div_", "mul_"})
 INERT_FUNCTIONS = frozenset({"print", "len", "float"})
 INSPECTING = frozenset({"hasattr", "getattr", "isinstance", "setattr", "print", "type", "id", "len"})
-SHARDED = frozenset({"FSDP", "FullyShardedDataParallel"})
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 # Statements that must not move into the context with the forward.
 STEPPING = frozenset({"step", "zero_grad", "unscale_", "update", "clip_grad_norm_", "clip_grad_value_"})
@@ -86,7 +85,7 @@ def _sharded(model: ModuleModel, stmt: ast.stmt, owner: str) -> bool:
         helper = resolve_callee(model, value, CallContext(model, scope, model.parents.enclosing_class(scope)))
         if helper is not None and helper.module is model and helper.function.returns is not None:
             makers.append(helper.function.returns)
-    return any((dotted(m) or "").rsplit(".", 1)[-1] in SHARDED for m in makers)
+    return any(names_sharded_class(m) for m in makers)
 
 
 def _only_backward(with_stmt: ast.stmt, ddp: str) -> bool:
