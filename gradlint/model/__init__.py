@@ -14,7 +14,7 @@ from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import GRADIENT_WORDS, ImportTable
-from gradlint.model.spelling import called_names, spelled
+from gradlint.model.spelling import call_starts, called_names, occurrences, spelled
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
 from gradlint.model.values import Values
@@ -30,6 +30,7 @@ def _slice_bytes(line: str, start: int, end: int | None) -> str:
 
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+GRADIENT_WORD = re.compile("|".join(GRADIENT_WORDS))
 BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
 # File-level triggers of the loss-function rules (DESIGN §6): a file none of them matches is not
 # parsed for those rules; what is judged is read off the ast.
@@ -146,7 +147,7 @@ class ModuleModel:
         def compute():
             starts, roots = self._expression_roots
             held = set()
-            for line in {self.line_at(m.start()) for m in spelled([name]).finditer(self.text)}:
+            for line in {self.line_at(start) for start in call_starts(self.text, [name])}:
                 index = bisect.bisect_right(starts, line) - 1
                 while index >= 0 and roots[index][0].end_lineno >= line:  # roots do not nest
                     held.add(index)
@@ -258,9 +259,9 @@ class ModuleModel:
         if helpers is None:
             return list(range(1, len(self.lines) + 1))
         ddp_models = [name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL)]
-        words = [*GRADIENT_WORDS, *(re.escape(n) for n in {*helpers, *ddp_models})]
-        pattern = re.compile("|".join(words))
-        return sorted({self.line_at(m.start()) for m in pattern.finditer(self.text)})
+        offsets = [m.start() for m in GRADIENT_WORD.finditer(self.text)]
+        offsets += occurrences(self.text, {*helpers, *ddp_models})
+        return sorted({self.line_at(offset) for offset in offsets})
 
     def may_hold_events(self, first_line: int, last_line: int) -> bool:
         lines = self._event_lines

@@ -12,7 +12,7 @@ from gradlint.model.callees import CallContext, callers, class_of_scope, resolve
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, Kind, unit_events
 from gradlint.model.guards import Guard, negated_source
 from gradlint.model.names import dotted, names_sharded_class
-from gradlint.model.spelling import spelled
+from gradlint.model.spelling import call_starts
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -485,10 +485,9 @@ def _candidates(model: "ModuleModel"):
     if helpers is None:  # a callable object reaches backward: any call may be one
         yield from sorted(units, key=lambda n: (n.lineno, n.col_offset))
         return
-    helper_calls = spelled(helpers) if helpers else None
     lines = sorted({
         *backward_lines,
-        *(model.line_at(m.start()) for m in (helper_calls.finditer(model.text) if helper_calls else ())),
+        *(model.line_at(start) for start in call_starts(model.text, helpers)),
     })
     units.sort(key=lambda n: (n.lineno, n.col_offset))
     for node in units:

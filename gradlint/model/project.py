@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
 from gradlint.model.names import dotted
-from gradlint.model.spelling import CALLED_NAME_BYTES, called_names, spelled_bytes
+from gradlint.model.spelling import CALLED_NAME_BYTES, call_starts, called_names
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, argument_producer, summarize
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_DELEGATED_DEFINITIONS = 4  # files defining a name, beyond which a delegated call is not matched to one
 MAX_PROJECT_FILES = 20_000  # Python files listed for the caller index
 MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, followed this deep
+# after a name: called, or imported under another name (`import train_one_epoch as run`)
+CALLED_OR_ALIASED_BYTES = re.compile(rb"\b(?:\s*\(|\s+as\b)")
 DEFINITION_BYTES = re.compile(rb"def[ \t]+(\w+)")
 DELEGATED_CALL_BYTES = re.compile(rb"self\.\w+\.(\w+)\s*\(")
 BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
@@ -384,13 +386,12 @@ class Project:
         stem = path.parent.name if path.name == "__init__.py" else path.stem
         last = name.rsplit(".", 1)[-1]
         # a call site spells the name before a call, or imports it under another name
-        spelled_here = spelled_bytes([last], r"\b(?:\s*\(|\s+as\b)")
         found, parsed = [], 0
         for candidate in self._importers_of(path, stem, last):
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
             data = self._read(candidate)
-            if data is None or not spelled_here.search(data):
+            if data is None or not call_starts(data, [last], CALLED_OR_ALIASED_BYTES):
                 continue
             parsed += 1
             summarized = self.summary(candidate)

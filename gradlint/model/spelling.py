@@ -8,8 +8,7 @@ slower on real modules). So each name is followed, not preceded, by its word-bou
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from functools import lru_cache
+from collections.abc import Iterable, Iterator
 
 CALL = r"\s*\("
 # A name right before a call's parenthesis, and the head of a dotted chain being called. Tried
@@ -23,24 +22,47 @@ CALLED_NAME_BYTES = re.compile(CALLED_NAME.pattern.encode())
 def spelled(names: Iterable[str], tail: str = CALL) -> re.Pattern[str]:
     """`name` + `tail` for any of `names`, not preceded by a word character (as `\\b` would);
     group 1 is the name."""
-    return _compiled(_pattern(tuple(names), tail))
+    return re.compile(_pattern(tuple(names), tail))
 
 
-def spelled_bytes(names: Iterable[str], tail: str = CALL) -> re.Pattern[bytes]:
-    """`spelled` for a module's undecoded bytes."""
-    return _compiled(_pattern(tuple(names), tail).encode())
+WORD_CHAR = re.compile(r"\w")
+WORD_BYTE = re.compile(rb"\w")
+CALL_TAIL = re.compile(CALL)
+CALL_TAIL_BYTES = re.compile(CALL.encode())
+
+
+def call_starts(text: str | bytes, names: Iterable[str], tail: re.Pattern | None = None) -> list[int]:
+    """Offsets where one of `names` is spelled before `tail` and not after a word character (what
+    `spelled(names, tail)` matches), found by plain substring search: a run asks
+    thousands of different names, and compiling a pattern for each costs more than the search
+    (re compiles in Python). `tail` is compiled once by the caller (a call's parenthesis by
+    default)."""
+    is_bytes = isinstance(text, bytes)
+    word = WORD_BYTE if is_bytes else WORD_CHAR
+    tail = tail or (CALL_TAIL_BYTES if is_bytes else CALL_TAIL)
+    starts = set()
+    for name in names:
+        needle = name.encode() if is_bytes else name
+        start = text.find(needle)
+        while start >= 0:
+            if not (start and word.match(text, start - 1)) and tail.match(text, start + len(needle)):
+                starts.add(start)
+            start = text.find(needle, start + 1)
+    return sorted(starts)
+
+
+def occurrences(text: str, words: Iterable[str]) -> Iterator[int]:
+    """Every offset where one of `words` occurs, by substring search (no pattern to compile)."""
+    for word in words:
+        start = text.find(word)
+        while start >= 0:
+            yield start
+            start = text.find(word, start + 1)
 
 
 def _pattern(names: tuple[str, ...], tail: str) -> str:
     alternatives = "|".join(f"{name}(?<!\\w{name})" for name in map(re.escape, names))
     return f"({alternatives}){tail}"
-
-
-@lru_cache(maxsize=4096)
-def _compiled(pattern: str | bytes) -> re.Pattern:
-    """The same names are asked of every module of a project (a function's callers, a helper's
-    calls): re's own cache holds 512 patterns, and a run asks thousands."""
-    return re.compile(pattern)
 
 
 def called_names(text: str) -> set[str]:

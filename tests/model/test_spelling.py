@@ -4,7 +4,7 @@ module into the definitions a rule's words must share."""
 import re
 
 from gradlint import linter
-from gradlint.model.spelling import spelled, spelled_bytes, top_level_texts
+from gradlint.model.spelling import call_starts, occurrences, spelled, top_level_texts
 from gradlint.rules import select_rules
 from gradlint.sources.python import PythonDocument
 
@@ -31,11 +31,20 @@ def test_agrees_with_a_word_boundary_pattern():
 
 
 def test_bytes_and_a_custom_tail():
-    pattern = spelled_bytes(["train_one_epoch"], r"\b(?:\s*\(|\s+as\b)")
-    assert pattern.search(b"from engine import train_one_epoch as run\n")
-    assert pattern.search(b"engine.train_one_epoch(model)\n")
-    assert not pattern.search(b"from engine import train_one_epochs\n")
-    assert not pattern.search(b"# see my_train_one_epoch(model)\n")
+    tail = re.compile(rb"\b(?:\s*\(|\s+as\b)")
+    assert call_starts(b"from engine import train_one_epoch as run\n", ["train_one_epoch"], tail)
+    assert call_starts(b"engine.train_one_epoch(model)\n", ["train_one_epoch"], tail)
+    assert not call_starts(b"from engine import train_one_epochs\n", ["train_one_epoch"], tail)
+    assert not call_starts(b"# see my_train_one_epoch(model)\n", ["train_one_epoch"], tail)
+
+
+def test_substring_search_finds_what_the_pattern_finds():
+    """call_starts compiles nothing per name; it must agree with the pattern it replaces."""
+    for names in (["step"], ["train_step"], ["step", "train_step", "zero_grad"], ["backward", "ward"]):
+        assert call_starts(SOURCE, names) == [m.start() for m in spelled(names).finditer(SOURCE)]
+    text = b"from engine import train_one_epoch as run\nmy_train_one_epoch(x)\ntrain_one_epochs(x)\n"
+    assert call_starts(text, ["train_one_epoch"], re.compile(rb"\b(?:\s*\(|\s+as\b)")) == [19]
+    assert sorted(occurrences("a grad, a step, gradient", ["grad", "step"])) == [2, 10, 16]
 
 
 def test_called_names_and_heads_are_whole_words_before_a_call():
