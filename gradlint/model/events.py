@@ -479,7 +479,7 @@ class EventWalker:
             for node in _interesting_nodes([closure.body]):
                 if isinstance(node, ast.Call):
                     self._call(node, stmt)
-        elif not self._follow(ast.Call(closure, [], []), at=call):
+        elif not self._follow(_closure_call(self.frame.module, closure), at=call):
             self._add(Kind.FRAMEWORK, call, stmt, target=optimizer, optimizer=optimizer)
             return
         self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)
@@ -661,6 +661,14 @@ def manual_optimization(module: "ModuleModel", cls: ast.ClassDef | None) -> bool
         return False
     values = module.class_attributes(cls).get("automatic_optimization", ())
     return any(isinstance(v, ast.Constant) and v.value is False for v in values)
+
+
+def _closure_call(module: "ModuleModel", closure: ast.expr) -> ast.Call:
+    """The call `optimizer.step(closure)` makes: `closure()`, or for a `functools.partial(f, *a,
+    **k)` handed in (a trainer's `partial(self.training_step, batch=batch)`), `f(*a, **k)`."""
+    if isinstance(closure, ast.Call) and closure.args and module.imports.qualname(closure.func) == "functools.partial":
+        return ast.Call(closure.args[0], closure.args[1:], closure.keywords)
+    return ast.Call(closure, [], [])
 
 
 def _is_self(expr: ast.expr) -> bool:

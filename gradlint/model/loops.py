@@ -70,9 +70,10 @@ class Accumulation:
         """The counter advances by something other than 1 (`seen += x.shape[0]`): the factor
         counts samples, not micro-batches, and is no divisor for the loss."""
         counters = self.guard.boundary.counters if self.guard is not None else frozenset()
+        assignments = model.scope(scope).assignments
         return any(
-            isinstance(stmt, ast.AugAssign) and not _is_one(stmt.value)
-            for name in counters for stmt in model.scope(scope).assignments.get(name, ())
+            isinstance(stmt, ast.AugAssign) and not _is_one(stmt.value) and not _truth_count(stmt.value, assignments)
+            for name in counters for stmt in assignments.get(name, ())
         )
 
     def runs_every_micro_batch(self, event: Event) -> bool:
@@ -377,6 +378,19 @@ def _is_zero(expr: ast.expr) -> bool:
 
 def _is_one(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value == 1
+
+
+def _truth_count(expr: ast.expr, assignments) -> bool:
+    """`int(should_step)`: a count of 0 or 1, the flag a comparison or test (`global_step +=
+    int(should_step)` counts steps, not samples)."""
+    if not (_called(expr, "int") and len(expr.args) == 1):
+        return False
+    flag = expr.args[0]
+    values = [a.value for a in assignments.get(flag.id, ()) if isinstance(a, ast.Assign)] if isinstance(flag, ast.Name) else [flag]
+    return bool(values) and all(
+        isinstance(v, (ast.Compare, ast.BoolOp)) or isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not)
+        for v in values
+    )
 
 
 def _called(expr: ast.expr, name: str) -> bool:

@@ -62,6 +62,9 @@ class _Analysis:
                 if self.counts_processes(right, scope, line, depth):
                     return self.expr(left, scope, line, depth + 1)
                 return True
+            case ast.BinOp(op=ast.Mult(), left=left, right=right) if _is_weight_literal(left) or _is_weight_literal(right):
+                # `0.05 * box_loss`: a term's fixed weight, not the window's (a literal cannot follow it)
+                return self.expr(right if _is_weight_literal(left) else left, scope, line, depth + 1)
             case ast.BinOp(op=ast.Mult(), left=left, right=right):
                 factor, value = (left, right) if _is_count(left) else (right, left)
                 if _is_count(factor):  # `loss * 2`, `loss.mean() * targets.size(1)`: scaled up
@@ -254,6 +257,8 @@ class _Analysis:
         if isinstance(stmt, ast.AugAssign):
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) and self.counts_processes(stmt.value, scope, stmt.lineno, depth):
                 return self.name(target, scope, stmt.lineno, depth + 1)
+            if isinstance(stmt.op, ast.Mult) and _is_weight_literal(stmt.value):  # `lbox *= 0.05`
+                return self.name(target, scope, stmt.lineno, depth + 1)
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) or (
                 isinstance(stmt.op, ast.Mult) and not _is_count(stmt.value)
             ):
@@ -286,8 +291,24 @@ def _parameters(function: ast.AST) -> list[ast.arg]:
 
 
 def _starts_a_sum(stmt: ast.stmt) -> bool:
+    """`loss = 0`, `loss = None`, `lbox = torch.zeros(1, device=device)`: what a sum of terms
+    starts from, no value of its own."""
     value = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("zeros", "zeros_like"):
+        return True
+    return _is_zero_or_none(value) or (
+        isinstance(value, ast.Call) and (dotted(value.func) or "").endswith("tensor") and len(value.args) == 1
+        and _is_zero_or_none(value.args[0]) and value.args[0].value is not None
+    )
+
+
+def _is_zero_or_none(value: ast.expr | None) -> bool:
     return isinstance(value, ast.Constant) and (value.value is None or (type(value.value) in (int, float) and value.value == 0))
+
+
+def _is_weight_literal(expr: ast.expr) -> bool:
+    """A float literal (`0.05`, `1e-3`): a fixed weight of a loss term."""
+    return isinstance(expr, ast.Constant) and type(expr.value) is float
 
 
 def _is_loss_weight(expr: ast.expr) -> bool:
