@@ -43,15 +43,24 @@ def loss_calls(model: "ModuleModel", kinds: frozenset[str]) -> list[LossCall]:
         words = (*FUNCTIONAL, *(name.rsplit(".", 1)[-1] for name in objects), *MODULES)
         found = []
         for stmt, call in iter_calls(model, words):
-            if not call.args or isinstance(call.args[0], ast.Starred):
+            given = _input(call)
+            if given is None:
                 continue
             scope = model.parents.scope_of(stmt)
             kind, functional = _kind(model, call, scope)
             if kind is not None:
-                found.append(LossCall(kind, call, call.args[0], stmt, scope, functional))
+                found.append(LossCall(kind, call, given, stmt, scope, functional))
         return found
 
     return [c for c in model.memo(("loss_calls",), compute) if c.kind in kinds]
+
+
+def _input(call: ast.Call) -> ast.expr | None:
+    """The loss's input: its first argument, or `input=` (torch's name for it in the functions
+    and the modules' forward)."""
+    if call.args:
+        return None if isinstance(call.args[0], ast.Starred) else call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "input"), None)
 
 
 def _kind(model: "ModuleModel", call: ast.Call, scope: ast.AST) -> tuple[str | None, bool]:

@@ -66,6 +66,9 @@ class Values:
             return self._call_origin(expr, scope, line, depth)
         if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Call) and _int_constant(expr.slice):
             return self._returned_origin(expr.value, scope, depth, element=expr.slice.value)  # `model(x)[0]`
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, (ast.Name, ast.Attribute)) and dotted(expr.value):
+            found = self._elements_origin(expr.value, scope, line, depth)  # `probs[:, 1]`, `out[..., 4]`
+            return replace(found, direct=False, whole=False) if found else None
         if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
             value, value_scope, value_line = self.reaching_value(expr, scope, line)
             if value is None:
@@ -73,6 +76,32 @@ class Values:
             found = self.origin(value, value_scope, value_line, depth + 1)
             return replace(found, direct=False) if found else None
         return None
+
+    def _elements_origin(self, value: ast.expr, scope: ast.AST, line: int, depth: int) -> Origin | None:
+        """What computed the elements of `value` a subscript reads at `line`: the last
+        `value[...] = f(...)` written since `value` was last assigned (`out[..., 4:] =
+        torch.sigmoid(out[..., 4:])`), else what computed `value` itself."""
+        name = dotted(value)
+        earlier = self.model.scope(scope).before(name, line)
+        since = earlier[-1].lineno if earlier else 0
+        writes = [s for s in self._element_writes(scope).get(name, ()) if since < s.lineno < line]
+        if writes:
+            return self.origin(writes[-1].value, scope, writes[-1].lineno, depth + 1)
+        return self.origin(value, scope, line, depth + 1)
+
+    def _element_writes(self, scope: ast.AST) -> dict[str, list[ast.Assign]]:
+        """`name[...] = value` statements of `scope`'s own code, by name, in source order."""
+
+        def compute():
+            found: dict[str, list[ast.Assign]] = {}
+            for stmt in self.model.statements:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+                    name = dotted(stmt.targets[0].value)
+                    if name and self.model.parents.scope_of(stmt) is scope:
+                        found.setdefault(name, []).append(stmt)
+            return found
+
+        return self.model.memo(("element writes", id(scope)), compute)
 
     def reaching_value(self, expr: ast.expr, scope: ast.AST, line: int) -> tuple[ast.expr | None, ast.AST, int]:
         """The value of the one plain assignment of `expr` that reaches `line`: the last one before
