@@ -33,6 +33,8 @@ OPTIMIZER_CLASSES = frozenset(
 )
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$)|optimizer", re.IGNORECASE)
 SCHEDULER_NAME = re.compile(r"sched", re.IGNORECASE)
+# `optimizer_scheduler`, `ScheduledOptimizer`: an object holding both, whose step() steps the optimizer
+COMBINED_OPTIMIZER_NAME = re.compile(r"optimi[sz]er", re.IGNORECASE)
 USAGE_METHODS = frozenset({"step", "zero_grad", "scale", "backward"})
 METHOD_CALL = re.compile(r"\.(?:step|zero_grad|scale|backward)\s*\(")  # finds the lines to read
 FRAMEWORK_NAME = re.compile(r"(^|_)(accelerator|engine|fabric|model_engine)$")
@@ -231,7 +233,7 @@ def _role_from_usage(name: str, called: set[str]) -> dict[str, Role]:
     if FRAMEWORK_NAME.search(last) and "backward" in called:
         kind = Role.ACCELERATOR if "accelerator" in last else Role.FABRIC if "fabric" in last else Role.ENGINE
         return {name: kind}
-    if SCHEDULER_NAME.search(last) and "step" in called:
+    if SCHEDULER_NAME.search(last) and "step" in called and not COMBINED_OPTIMIZER_NAME.search(last):
         return {name: Role.SCHEDULER}
     if "scale" in called and ("scaler" in last.lower()):
         return {name: Role.SCALER}
