@@ -122,6 +122,28 @@ def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["M
     return _class(module, constructor(value).func)
 
 
+def classes_of_instance(module: "ModuleModel", value: ast.expr | None) -> list[tuple["ModuleModel", ast.ClassDef]]:
+    """The classes whose constructor call may have produced `value`: the one of `Net()`, or each
+    class of a registry for `TRAINERS[name](args)`."""
+    built = class_of_instance(module, value)
+    if built is not None:
+        return [built]
+    return _registry_classes(module, constructor(value).func) if isinstance(value, ast.Call) else []
+
+
+def _registry_classes(module: "ModuleModel", expr: ast.expr) -> list[tuple["ModuleModel", ast.ClassDef]]:
+    """`REGISTRY[key]` where the module assigns `REGISTRY = {"bert": BertTrainer, ...}` once: the
+    classes it maps to, when every value is a class the model can read."""
+    if not (isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name)):
+        return []
+    assigned = module.scope(module.tree).assignments.get(expr.value.id, ())
+    registry = getattr(assigned[0], "value", None) if len(assigned) == 1 else None
+    if not isinstance(registry, ast.Dict) or not registry.values:
+        return []
+    classes = [_class(module, value) for value in registry.values]
+    return classes if all(classes) else []
+
+
 def constructor(call: ast.Call) -> ast.Call:
     """`Net(...)` of `Net(...).to(device).eval()`: nn.Module's `to`, `cuda` ... return the module."""
     while isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_SELF and isinstance(call.func.value, ast.Call):
@@ -169,11 +191,7 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
     every caller passes such an object for."""
     if module.gradient_helper_names is not None and module.project is None:
         return None  # no class of this module has a `__call__` that touches gradients
-    classes = {id(found[1]): found for found in _instance_classes(module, func, context, follow_callers=True)}
-    if len(classes) != 1:
-        return None
-    owner_module, owner = next(iter(classes.values()))
-    return find_method(owner_module, owner, "__call__")
+    return _common_method(_instance_classes(module, func, context, follow_callers=True), "__call__")
 
 
 def module_forward(module: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
@@ -182,11 +200,7 @@ def module_forward(module: "ModuleModel", call: ast.Call, context: CallContext) 
     value it returns, not about gradient events."""
     if isinstance(call.func, ast.Name) and call.func.id == "self" and context.cls is not None:
         return find_method(module, context.cls, "forward")
-    classes = {id(found[1]): found for found in _instance_classes(module, call.func, context, follow_callers=False)}
-    if len(classes) != 1:
-        return None
-    owner_module, cls = next(iter(classes.values()))
-    return find_method(owner_module, cls, "forward")
+    return _common_method(_instance_classes(module, call.func, context, follow_callers=False), "forward")
 
 
 def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context: CallContext) -> Callee | None:
@@ -196,11 +210,21 @@ def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context:
         return None  # a module or class imported by name, not an instance
     # `batch.to(device)`, `model.train()`: not worth asking every caller what it passes
     follow = _may_touch_gradients(module, name)
-    classes = {id(found[1]): found for found in _instance_classes(module, owner, context, follow_callers=follow)}
-    if len(classes) != 1:
+    return _common_method(_instance_classes(module, owner, context, follow_callers=follow), name)
+
+
+def _common_method(classes: list[tuple["ModuleModel", ast.ClassDef]], name: str) -> Callee | None:
+    """The method `name` an instance of any of `classes` runs: the class's own when there is one
+    class; for several (a registry's trainers), the one they all inherit, seen from the class
+    defining it (each subclass's overrides of what it calls on `self` are unknown)."""
+    distinct = list({id(found[1]): found for found in classes}.values())
+    if len(distinct) == 1:
+        return find_method(*distinct[0], name)
+    methods = [find_method(owner_module, cls, name) for owner_module, cls in distinct]
+    if not methods or any(m is None for m in methods) or len({id(m.function) for m in methods}) != 1:
         return None
-    owner_module, cls = next(iter(classes.values()))
-    return find_method(owner_module, cls, name)
+    first = methods[0]
+    return Callee(first.module, first.function, first.module.parents.enclosing_class(first.function))
 
 
 def _may_touch_gradients(module: "ModuleModel", method: str) -> bool:
@@ -214,8 +238,7 @@ def _may_touch_gradients(module: "ModuleModel", method: str) -> bool:
 
 def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):
     if isinstance(expr, ast.Call):  # `train(..., LossScaler())`
-        built = class_of_instance(module, expr)
-        return [built] if built else []
+        return classes_of_instance(module, expr)
     name = dotted(expr)
     if name is None:
         return []
@@ -224,7 +247,7 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
     else:
         scopes = [context.scope, module.tree] if context.scope is not module.tree else [module.tree]
         values = [getattr(s, "value", None) for scope in scopes for s in module.scope(scope).assignments.get(name, ())]
-    found = [c for c in (class_of_instance(module, v) for v in values) if c is not None]
+    found = [c for v in values for c in classes_of_instance(module, v)]
     if values or not follow_callers or not _is_parameter(context.scope, name):
         return found
     for call, caller in callers(module, context.scope):
@@ -274,6 +297,20 @@ def bind_arguments(callee: Callee, call: ast.Call) -> dict[str, ast.expr]:
         if keyword.arg in names:
             bound[keyword.arg] = keyword.value
     return bound
+
+
+def is_abstract(function: ast.AST) -> bool:
+    """A method whose body (after its docstring) only raises NotImplementedError: the subclasses
+    say what it does."""
+    body = getattr(function, "body", None)
+    if not isinstance(body, list):
+        return False
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 def is_static(function: ast.AST) -> bool:

@@ -8,7 +8,7 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import bind_arguments, class_of_scope, is_static, resolve_callee, returned_value
+from gradlint.model.callees import bind_arguments, class_of_scope, is_abstract, is_static, resolve_callee, returned_value
 from gradlint.model.frames import FUNCTION_TYPES, Frame, constructor_attributes, constructor_role, ddp_object_fields, parameter_roles, passed_by_callers, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
@@ -537,8 +537,8 @@ class EventWalker:
         if depth >= MAX_HELPER_DEPTH or self._active(callee.function):
             self.cuts += 1
             return False
-        if not callee.module.touches_gradients(callee.function):
-            return False
+        if not callee.module.touches_gradients(callee.function) or is_abstract(callee.function):
+            return False  # an abstract method (`raise NotImplementedError`): the subclass's code is unknown
         arguments = bind_arguments(callee, call)
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
         if callee.cls is not None and params and not is_static(callee.function):

@@ -192,7 +192,7 @@ def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]
         found: dict[str, set] = {}
         constructed = module.parents.enclosing_class(function) if function.name == "__init__" else None
         for call, context in callers(module, function):
-            callee = Callee(module, function, constructed or (context.cls if _is_self_call(call) else None))
+            callee = Callee(module, function, constructed or _bound_class(module, function, call))
             caller = Frame(context.module, context.scope, context.cls)
             for param, argument in bind_arguments(callee, call).items():
                 found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
@@ -217,7 +217,7 @@ def value_outside(frame: Frame, name: str) -> ast.expr | None:
         passed = {
             ast.dump(value): value
             for call, context in callers(frame.module, frame.scope)
-            for param, value in bind_arguments(Callee(frame.module, frame.scope, context.cls if _is_self_call(call) else None), call).items()
+            for param, value in bind_arguments(Callee(frame.module, frame.scope, _bound_class(frame.module, frame.scope, call)), call).items()
             if param == head
         }
         return next(iter(passed.values())) if len(passed) == 1 else None
@@ -245,9 +245,10 @@ def _constructed_role(module: "ModuleModel", expr: ast.expr) -> Role | None:
     return None
 
 
-def _is_self_call(call: ast.Call) -> bool:
-    owner = call.func.value if isinstance(call.func, ast.Attribute) else None
-    return isinstance(owner, ast.Name) and owner.id == "self"
+def _bound_class(module: "ModuleModel", function: ast.AST, call: ast.Call) -> ast.ClassDef | None:
+    """The class of a method called on an object (`self.step(...)`, `trainer.train(...)`), whose
+    first parameter the object fills; None for a function."""
+    return module.parents.enclosing_class(function) if isinstance(call.func, ast.Attribute) else None
 
 
 def passed_by_callers(source: "LossSource") -> list[tuple["ModuleModel", ast.expr, ast.AST, int]] | None:
