@@ -97,7 +97,16 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
                 return True, Boundary(boundary.factor, boundary.counters, True)
             return True, None
         case ast.BoolOp(op=ast.And(), values=values):
-            hits = [b for p, b in (_boundary(v, resolve, depth + 1) for v in values) if b is not None and p]
+            found = [(v, *_boundary(v, resolve, depth + 1)) for v in values]
+            hits = [b for _, p, b in found if b is not None and p]
+            inside = [(v, b) for v, p, b in found if b is not None and not p]
+            if not hits and len(inside) == 1 and len(values) > 1 and all(
+                _is_not_tail_test(v) for v in values if v is not inside[0][0]
+            ):
+                # `step % N != 0 and step + 1 != len(loader)` (`continue` until a window's end
+                # or the epoch's): false exactly at a boundary that flushes the tail
+                boundary = inside[0][1]
+                return False, Boundary(boundary.factor, boundary.counters, True)
             return True, (hits[0] if len(hits) == 1 else None)
         case ast.Name() | ast.Attribute() if (name := dotted(test)) is not None:
             # a flag computed elsewhere: `sync = (i + 1) % N == 0`, `self.sync_gradients`
@@ -227,6 +236,13 @@ def _is_tail_test(expr: ast.expr) -> bool:
         if word and TAIL_WORDS & set(word.lower().split("_")):
             return True
     return False
+
+
+def _is_not_tail_test(expr: ast.expr) -> bool:
+    """`i + 1 != len(loader)`, `i < len(loader) - 1`, `not is_last`: true before the epoch's end."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return _is_tail_test(expr.operand)
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.NotEq, ast.Lt)) and _is_tail_test(expr)
 
 
 def _counters(expr: ast.expr) -> frozenset[str]:

@@ -73,12 +73,15 @@ class Roles:
         imports = model.imports
         built: list[tuple[list[ast.expr], ast.Call]] = []
         elsewhere: list[tuple[list[ast.expr], str]] = []  # built by a function of another project module
+        ddp_subclasses = _ddp_subclasses(model)
         for node in model.statements:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for constructor in _constructors(node.value):
                     qualname = imports.qualname(constructor.func)
                     role = classify_constructor(qualname) if qualname else None
+                    if role is None and qualname in ddp_subclasses:
+                        role = Role.DDP_MODEL
                     if role:
                         self._assign(targets, role)
                         for name in filter(None, map(dotted, targets)):
@@ -153,6 +156,15 @@ class Roles:
 
     def named(self, role: Role) -> list[str]:
         return [name for name, r in self._roles.items() if r is role]
+
+
+def _ddp_subclasses(model: "ModuleModel") -> set[str]:
+    """The module's classes deriving from DistributedDataParallel (one that forwards attribute
+    lookups to the wrapped module, say): their objects all-reduce as DDP does."""
+    return {
+        name for name, cls in model.classes.items()
+        if any(classify_constructor(model.imports.qualname(base) or "") is Role.DDP_MODEL for base in cls.bases)
+    }
 
 
 def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST | None:
