@@ -383,7 +383,9 @@ class EventWalker:
                 if autograd:
                     self._backward(call, stmt, call.args[0])
                 elif not self._follow(call):  # a helper object's backward(loss), else a tensor's
-                    self._backward(call, stmt, receiver)
+                    # apex's FP16_Optimizer: `optimizer.backward(loss)` scales and backpropagates the loss
+                    loss = call.args[0] if call.args and receiver_role is Role.OPTIMIZER else receiver
+                    self._backward(call, stmt, loss)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
