@@ -6,7 +6,8 @@ import ast
 from typing import Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
-from gradlint.model import Kind, ModuleModel
+from gradlint.model import FUNCTION_TYPES, Kind, ModuleModel
+from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, resolve_callee
 from gradlint.model.names import dotted
 from gradlint.model.values import iter_calls, nodes_on_lines
 from gradlint.rules.base import Finding, Rule
@@ -50,6 +51,59 @@ class LossKeptWithGraph(Rule):
                     (ReplaceExpression(model.position(loss), model.source(loss), f"{model.source(loss)}.{keep}"),),
                 )
                 yield Finding(self.code, model.span(stmt), message, fix)
+            for call, loss, callee, total in _meter_updates(model, loop, losses):
+                if id(call) in seen:
+                    continue
+                seen.add(id(call))
+                name = model.source(loss)
+                owner = callee.module.parents.enclosing_class(callee.function)
+                message = (
+                    f"`{model.source(call)}` hands the loss tensor to `{owner.name}.{callee.function.name}`, "
+                    f"which adds it to `{total}`: the object keeps every iteration's graph (and the "
+                    f"activations it saved) alive, and memory grows with each step; pass `{name}.detach()`"
+                )
+                fix = FixPlan(
+                    f"Pass `{name}.detach()`",
+                    (ReplaceExpression(model.position(loss), name, f"{name}.detach()"),),
+                )
+                yield Finding(self.code, model.span(call), message, fix)
+
+
+def _meter_updates(model: ModuleModel, loop, losses: set[str]):
+    """(call, loss argument, method, total) for `meter.update(loss, n)` in the loop, where the
+    method of a project class adds the parameter given the loss to an attribute of its object
+    (`self.sum += val * n`, an AverageMeter) and the object outlives the iteration."""
+    context = CallContext(model, loop.scope, class_of_scope(model, loop.scope))
+    assigned_here = {dotted(t) for node in ast.walk(loop.node) if isinstance(node, ast.Assign) for t in node.targets}
+    for node in ast.walk(loop.node):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver = dotted(node.func.value)
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if receiver is None or receiver in assigned_here or not any(_loss_term(a, losses) is not None for a in arguments):
+            continue  # a meter made in the iteration dies with it
+        callee = resolve_callee(model, node, context)
+        if callee is None or callee.cls is None or not isinstance(callee.function, FUNCTION_TYPES):
+            continue
+        for param, argument in bind_arguments(callee, node).items():
+            loss = _loss_term(argument, losses)
+            total = _attribute_sum_of(callee, param) if loss is not None else None
+            if total is not None:
+                yield node, loss, callee, total
+                break
+
+
+def _attribute_sum_of(callee, param: str) -> str | None:
+    """`self.sum` when the method runs `self.sum += param` (or `param * n`) with the parameter as
+    it was passed (not converted first)."""
+    scope = callee.module.scope(callee.function)
+    for stmt in ast.walk(callee.function):
+        if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add)):
+            continue
+        total = dotted(stmt.target)
+        if total and total.startswith("self.") and _loss_term(stmt.value, {param}) is not None and not scope.before(param, stmt.lineno):
+            return total
+    return None
 
 
 def _backpropagated_here(loop) -> set[str]:
