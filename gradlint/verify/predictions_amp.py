@@ -4,7 +4,7 @@
   the gradients it consumed and the update it made, against the scaler's scale in the fixed run
   (GL302) or the bad run (GL305). The step pre-hook runs inside ``scaler.step()`` after it
   unscaled, so a step through the scaler records true units.
-- GL303, GL304: the bad script raises; what it raised and after how many optimizer steps, and
+- GL303, GL304: the bad script raises; what it raised and after how many scaler and optimizer steps, and
   that the fixed script ran to the end.
 - GL306: every step's gradients in both runs (they must be identical), and the deprecation
   warnings each run triggered.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from gradlint.verify.predictions import GRAD_RTOL, Outcome, Prediction, PredictionError, _steps
 from gradlint.verify.trace import Run, Step, max_abs_diff, rel_error, scaled
 
-# SGD's update is lr * grad, measured as float32 parameters after minus before: an update 1/65536
+# SGD's update is lr * grad, measured as float32 parameters after minus before: an update 1/scale
 # of the gradient's size keeps only a few significant bits of it (measured: 1/65505 for 1/65536).
 RATIO_RTOL = 1e-3
 STEP_TWICE = "step() has already been called since the last update()"
@@ -23,6 +23,14 @@ UNSCALE_TWICE = "unscale_() has already been called on this optimizer since the 
 
 
 def first_comparable(bad: Run, fixed: Run) -> tuple[Step, Step]:
+    for label, run in (("bad", bad), ("fixed", fixed)):
+        skipped = run.main.skipped_before_first_step()
+        if skipped:
+            scales = ", ".join(f"{e['scale']:g}" for e in skipped)
+            raise PredictionError(
+                f"{label} run: GradScaler skipped {len(skipped)} step(s) for inf/NaN gradients (scale {scales}) "
+                "before its first optimizer step, so the runs' first steps saw different batches"
+            )
     b, f = _steps(bad, "bad")[0], _steps(fixed, "fixed")[0]
     if max_abs_diff(b.params_before, f.params_before) != 0.0:
         raise PredictionError("bad and fixed start their first step from different parameters")
@@ -75,17 +83,18 @@ def _raises(bad: Run, fixed: Run, expected: str) -> Outcome:
     passed = raised and fixed_ok
     what = f"raised {bt.error}" if bt.status == "error" else f"ended with status {bt.status}"
     after = f"fixed ran {len(ft.steps)} steps" if ft.status == "ok" else f"fixed FAILED ({ft.error})"
-    measured = f"bad {what} after {len(bt.steps)} optimizer step(s); {after}"
+    measured = f"bad {what} after {len(bt.scaler_steps())} scaler step(s), {len(bt.steps)} optimizer step(s); {after}"
     return Outcome(passed, measured, {
         "bad_status": bt.status, "bad_error": bt.error, "bad_steps": len(bt.steps),
+        "bad_scaler_steps": len(bt.scaler_steps()),
         "fixed_status": ft.status, "fixed_error": ft.error, "fixed_steps": len(ft.steps),
     })
 
 
 def check_gl303(bad: Run, fixed: Run) -> Outcome:
     outcome = _raises(bad, fixed, STEP_TWICE)
-    # The first scaler.step() works; the second raises before it reaches the optimizer.
-    outcome.passed = outcome.passed and outcome.details["bad_steps"] == 1
+    # The first scaler.step() returns (stepping, or skipping on inf); the second raises.
+    outcome.passed = outcome.passed and outcome.details["bad_scaler_steps"] == 1
     return outcome
 
 

@@ -177,6 +177,23 @@ class Trace:
     def clip_events(self) -> list[dict[str, Any]]:
         return [e for e in self.events if e["kind"] == "clip"]
 
+    def scaler_steps(self) -> list[dict[str, Any]]:
+        """Every GradScaler.step() that returned, skipped or not."""
+        return [e for e in self.events if e["kind"] == "scaler_step"]
+
+    def skipped_before_first_step(self) -> list[dict[str, Any]]:
+        """GradScaler.step() calls that found inf/NaN gradients before any optimizer step ran.
+
+        The run's first optimizer step then consumed a later batch than a run that skipped none.
+        """
+        skipped: list[dict[str, Any]] = []
+        for e in self.events:
+            if e["kind"] == "step":
+                break
+            if e["kind"] == "scaler_step" and e.get("skipped"):
+                skipped.append(e)
+        return skipped
+
 
 @dataclass
 class Run:

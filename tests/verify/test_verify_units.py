@@ -135,11 +135,18 @@ def with_outcome(r: Run, status="ok", error=None, scalars=None) -> Run:
 def test_gl303_needs_the_predicted_error_and_a_fixed_run_that_goes_further():
     check = PREDICTIONS["GL303"].check
     message = "RuntimeError: step() has already been called since the last update()."
-    bad = with_outcome(run(backward([1, 1, 1]), step([1, 1, 1])), "error", message)
+    stepped = {"kind": "scaler_step", "scale": 4.0, "skipped": False}
+    bad = with_outcome(run(backward([1, 1, 1]), step([1, 1, 1]), stepped), "error", message)
     fixed = run(backward([1, 1, 1]), step([1, 1, 1]), backward([1, 1, 1]), step([1, 1, 1]))
     assert check(bad, fixed).passed
     other = with_outcome(run(backward([1, 1, 1]), step([1, 1, 1])), "error", "RuntimeError: CUDA out of memory")
     assert not check(other, fixed).passed
+    # fp16 overflow at the first scale: scaler.step() skipped the optimizer, then the second raised
+    skipped = {"kind": "scaler_step", "scale": 65536.0, "skipped": True}
+    assert check(with_outcome(run(backward([1, 1, 1]), skipped), "error", message), fixed).passed
+    # raising at the third scaler.step() is not the predicted second
+    late = with_outcome(run(backward([1, 1, 1]), step([1, 1, 1]), stepped, step([1, 1, 1]), stepped), "error", message)
+    assert not check(late, fixed).passed
     assert not check(bad, with_outcome(fixed, "error", message)).passed
 
 
@@ -156,6 +163,20 @@ def test_gl302_and_gl305_compare_the_first_step_with_the_scale():
     assert not PREDICTIONS["GL305"].check(small, small).passed
     with pytest.raises(PredictionError):  # the bad run's scale is what the prediction divides by
         PREDICTIONS["GL305"].check(plain, plain)
+
+
+def test_gl302_and_gl305_refuse_runs_whose_scaler_skipped_steps_first():
+    """fp16 overflowing at the initial scale makes scaler.step() skip the first batches: the first
+    optimizer steps of bad and fixed then consumed different batches and are not compared."""
+    skipped = {"kind": "scaler_step", "scale": 65536.0, "skipped": True}
+    scaler_step = {"kind": "scaler_step", "scale": 16384.0, "skipped": False}
+    through_scaler = dict(step([1, 2, 0], update=(-0.1, -0.2, 0.0)), via_scaler=True)
+    fixed = run(backward([9, 9, 9]), skipped, backward([4, 8, 0]), through_scaler, scaler_step)
+    big = run(backward([4, 8, 0]), step([4, 8, 0], update=(-0.4, -0.8, 0.0)))
+    with pytest.raises(PredictionError, match=r"fixed run: GradScaler skipped 1 step\(s\).*scale 65536"):
+        PREDICTIONS["GL302"].check(big, fixed)
+    with pytest.raises(PredictionError, match="bad run: GradScaler skipped"):
+        PREDICTIONS["GL305"].check(fixed, big)
 
 
 def test_gl601_counts_the_loss_graphs_the_total_keeps():
