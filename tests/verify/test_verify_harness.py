@@ -183,3 +183,22 @@ def test_device_choice_is_where_the_fixtures_run():
         assert cuda.passed and cuda.details["device"] == "cuda"
     else:
         assert not cuda.passed and "torch sees no CUDA device" in cuda.error
+
+
+@pytest.mark.verify
+def test_graph_census_counts_every_loss_a_running_total_keeps():
+    """The census behind GL601's prediction: one loss node per accumulated loss, shared parameter
+    nodes once, however long the chain (each node is held while walking, so no id is reused)."""
+    import torch
+    import torch.nn.functional as F
+
+    from gradlint.verify.runner import _census
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    total = 0.0
+    for _ in range(40):
+        total += F.cross_entropy(model(torch.randn(4, 6)), torch.randint(0, 3, (4,)))
+    census = _census(total.grad_fn)
+    assert census["NllLossBackward0"] == census["AddBackward0"] == 40
+    assert census["AccumulateGrad"] == 4  # two weights, two biases
