@@ -53,6 +53,9 @@ class ProjectResolver(Protocol):
     def class_def(self, module: "ModuleModel", qualname: str) -> tuple["ModuleModel", ast.ClassDef] | None:
         """The class an imported dotted name designates (for base classes)."""
 
+    def subclasses(self, module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:
+        """Classes of other project modules that name `cls` among their bases."""
+
     def callers(self, module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
         """Calls of `function` (defined in `module`) from other modules of the project."""
 
@@ -112,6 +115,11 @@ def class_hierarchy(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["Mod
             if resolved is not None:
                 pending.append(resolved)
     return found
+
+
+def base_classes(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:
+    """The direct base classes of `cls` that the model can read."""
+    return [resolved for base in cls.bases if (resolved := _class(module, base)) is not None]
 
 
 def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["ModuleModel", ast.ClassDef] | None:

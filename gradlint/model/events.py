@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field, replace
 from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import bind_arguments, class_of_scope, is_abstract, is_static, resolve_callee, returned_value
-from gradlint.model.frames import FUNCTION_TYPES, Frame, constructor_attributes, constructor_role, ddp_object_fields, parameter_roles, passed_by_callers, role_in_frame, value_outside
+from gradlint.model.callees import bind_arguments, class_of_scope, find_method, is_abstract, is_static, resolve_callee, returned_value
+from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_by_callers, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
@@ -37,6 +38,7 @@ class Kind(Enum):
 
 
 STEPS = (Kind.STEP, Kind.SCALER_STEP)
+SELF_CALL = re.compile(r"\bself\.(\w+)\(")  # `self.model(x)`: an attribute called
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
@@ -320,7 +322,10 @@ class EventWalker:
             if frame.caller is None and not frame.module.roles.named(Role.DDP_MODEL) and frame.module.project is None:
                 frame.ddp_parameters = set()  # no DDP model anywhere to be handed in
             else:
-                names = frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope)
+                names = {*(frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope))}
+                enclosing = frame.module.parents.scope_of(frame.scope)
+                if isinstance(frame.scope, FUNCTION_TYPES) and isinstance(enclosing, FUNCTION_TYPES):
+                    names |= parameter_names(enclosing)  # a closure reads the enclosing function's
                 frame.ddp_parameters = {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
         lines = frame.module.lines[first - 1 : last]
         if any(name in line for name in frame.ddp_parameters for line in lines):
@@ -331,9 +336,20 @@ class EventWalker:
             return True
         # `self.model(x)`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
         # where the lines call it, since the answer means finding the constructor's callers
-        return frame.cls is not None and any(
+        if frame.cls is None:
+            return False
+        if any(
             any(f"self.{attribute}(" in line for line in lines) and constructor_role(frame.module, frame.cls, attribute) is Role.DDP_MODEL
             for attribute in constructor_attributes(frame.module, frame.cls)
+        ):
+            return True
+        # `self.model(x)` in a mixin, wrapped in DDP by another base of the classes combining it,
+        # or `self._forward(batch)`, a method of the mixin that calls it
+        called = {m.group(1) for line in lines for m in SELF_CALL.finditer(line)}
+        return any(
+            combined_role(frame.module, frame.cls, name) is Role.DDP_MODEL
+            or ((method := find_method(frame.module, frame.cls, name)) is not None and _calls_combined_ddp(method))
+            for name in called
         )
 
     def _accumulates_by_hand(self, accelerator: ast.expr, call: ast.Call) -> bool:
@@ -539,7 +555,7 @@ class EventWalker:
         if depth >= MAX_HELPER_DEPTH or self._active(callee.function):
             self.cuts += 1
             return False
-        if not callee.module.touches_gradients(callee.function) or is_abstract(callee.function):
+        if not (callee.module.touches_gradients(callee.function) or _calls_combined_ddp(callee)) or is_abstract(callee.function):
             return False  # an abstract method (`raise NotImplementedError`): the subclass's code is unknown
         arguments = bind_arguments(callee, call)
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
@@ -625,6 +641,15 @@ class EventWalker:
         while root.caller is not None:
             root = root.caller
         return frame.caller is None or (frame.module is self.model and frame.cls in (None, root.cls))
+
+
+def _calls_combined_ddp(callee) -> bool:
+    """A mixin's method calling `self.model(x)` that another base of the combining classes wraps
+    in DDP: it runs the forward, though nothing in its module names gradients or a DDP model."""
+    if callee.cls is None or isinstance(callee.function, ast.Lambda):
+        return False
+    text = callee.module.source(callee.function)
+    return any(combined_role(callee.module, callee.cls, m.group(1)) is Role.DDP_MODEL for m in SELF_CALL.finditer(text))
 
 
 def _walk_key(frame: Frame) -> tuple:

@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, resolve_callee
+from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, resolve_callee
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -47,12 +47,12 @@ class Frame:
         return frame.call
 
 
-def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
+def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = frozenset()) -> Role | None:
     """The role of `expr` where `frame` runs: from its own module, else through the argument
     its caller passed for the parameter it names, else (for the unit itself) from what every
-    caller in the module passes."""
+    caller in the module passes. A local name takes the role of what the frame assigns it."""
     if isinstance(expr, ast.IfExp):
-        return either(role_in_frame(frame, expr.body), role_in_frame(frame, expr.orelse))
+        return either(role_in_frame(frame, expr.body, assigning), role_in_frame(frame, expr.orelse, assigning))
     role = frame.module.roles.of(expr)
     if role is not None:
         return role
@@ -60,6 +60,8 @@ def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
     if name is None:
         return None
     head, _, rest = name.partition(".")
+    if not rest and head != "self" and head not in parameter_names(frame.scope):
+        return _assigned_role(frame, head, assigning)
     if frame.caller is not None:
         if head == "self" and frame.cls is not None and frame.cls is frame.caller.cls:
             return role_in_frame(frame.caller, expr)  # a method of the same object: the same `self`
@@ -71,12 +73,43 @@ def role_in_frame(frame: Frame, expr: ast.expr) -> Role | None:
         outer = dotted(argument)
         return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
     if head == "self" and rest and "." not in rest and frame.cls is not None:
-        return constructor_role(frame.module, frame.cls, rest) or _inherited_role(frame.module, frame.cls, name)
+        return (
+            constructor_role(frame.module, frame.cls, rest) or _inherited_role(frame.module, frame.cls, name)
+            or combined_role(frame.module, frame.cls, rest)
+        )
     if head == "self" and rest.count(".") == 1 and frame.cls is not None:
         return object_attribute_role(frame.module, frame.cls, *rest.split("."))
-    if rest or head not in _parameters(frame.scope):
+    if rest or head not in parameter_names(frame.scope):
         return None
     return parameter_roles(frame.module, frame.scope).get(head)
+
+
+def _assigned_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
+    """`model_to_train = model if ddp_model is None else ddp_model`: the role of every value the
+    frame's function assigns a local name, each read in the frame (so through its parameters)."""
+    if name in assigning or not isinstance(frame.scope, FUNCTION_TYPES):
+        return None
+    stmts = frame.module.scope(frame.scope).assignments.get(name, ())
+    if not stmts:
+        return _free_variable_role(frame, name, assigning)
+    values = [s.value for s in stmts if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)]
+    if len(values) < len(stmts):
+        return None
+    return functools.reduce(either, (role_in_frame(frame, v, assigning | {name}) for v in values))
+
+
+def _free_variable_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
+    """A name a nested function reads from the function enclosing it (an L-BFGS `closure()`
+    running `model`): its role there, in the caller's frame when the enclosing function is the
+    one calling it (`optimizer.step(closure)`)."""
+    enclosing = frame.module.parents.scope_of(frame.scope)
+    if not isinstance(enclosing, FUNCTION_TYPES):
+        return None
+    if frame.caller is not None and frame.caller.scope is enclosing:
+        outer = frame.caller
+    else:
+        outer = Frame(frame.module, enclosing, frame.module.parents.enclosing_class(enclosing))
+    return role_in_frame(outer, ast.Name(name, ast.Load()), assigning)
 
 
 def _inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:
@@ -88,6 +121,30 @@ def _inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role
             if role is not None:
                 return role
     return None
+
+
+def combined_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> Role | None:
+    """A mixin reads `self.model` that it never sets: the classes combining it with other bases
+    (`class MMFTrainer(TrainingLoopMixin, DeviceMixin, BaseTrainer)`, where DeviceMixin wraps
+    `self.model` in DDP) give it the role those bases do, when every such class agrees."""
+    if any(attribute in m.class_attributes(c) for m, c in class_hierarchy(module, cls)):
+        return None  # the class or its bases set it: what they set is what it is
+
+    def compute() -> Role | None:
+        combining = [
+            (module, c) for c in module.classes.values()
+            if c is not cls and any(base is cls for _, base in base_classes(module, c))
+        ]
+        if module.project is not None:
+            combining += module.project.subclasses(module, cls)
+        roles = {
+            next((r for m, c in class_hierarchy(owner, combined) if c is not cls
+                  and (r := m.roles.named_role(f"self.{attribute}")) is not None), None)
+            for owner, combined in combining
+        }
+        return roles.pop() if len(roles) == 1 else None
+
+    return module.memo(("combined role", id(cls), attribute), compute, while_computing=None)
 
 
 def object_attribute_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str, field: str) -> Role | None:
@@ -153,7 +210,7 @@ def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str
     init = module.methods(cls).get("__init__")
     if init is None:
         return []
-    parameters = _parameters(init)
+    parameters = parameter_names(init)
     return [
         attribute for attribute, values in module.class_attributes(cls).items()
         if len(values) == 1 and isinstance(values[0], ast.Name) and values[0].id in parameters
@@ -174,7 +231,7 @@ def _constructor_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: 
     return module.class_attributes(cls)[attribute][0].id
 
 
-def _parameters(function: ast.AST) -> set[str]:
+def parameter_names(function: ast.AST) -> set[str]:
     arguments = getattr(function, "args", None)
     if arguments is None:
         return set()

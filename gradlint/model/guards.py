@@ -100,11 +100,11 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             found = [(v, *_boundary(v, resolve, depth + 1)) for v in values]
             hits = [b for _, p, b in found if b is not None and p]
             inside = [(v, b) for v, p, b in found if b is not None and not p]
-            if not hits and len(inside) == 1 and len(values) > 1 and all(
-                _is_not_tail_test(v) for v in values if v is not inside[0][0]
-            ):
+            if not hits and len(inside) == 1 and len(values) > 1 and all(b is None for _, _, b in found if b is not inside[0][1]):
                 # `step % N != 0 and step + 1 != len(loader)` (`continue` until a window's end
-                # or the epoch's): false exactly at a boundary that flushes the tail
+                # or the epoch's): false at every window's end, and where the other tests fail,
+                # which ends the epoch's last window (mmf's `remaining != this_update`), or does
+                # something the model cannot read: taken as flushing the tail
                 boundary = inside[0][1]
                 return False, Boundary(boundary.factor, boundary.counters, True)
             return True, (hits[0] if len(hits) == 1 else None)

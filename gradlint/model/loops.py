@@ -85,7 +85,7 @@ class Accumulation:
         if self.inner_loop is not None:
             index = _loop_index(self.inner_loop)
             return self.inner_loop in event.loops and not any(_picks_one(g, index) for g in event.guards)
-        return not any(g.boundary or g.inside_window for g in event.guards)
+        return not any(g.boundary or g.inside_window or _one_shot(g) for g in event.guards)
 
     def at_step(self, event: Event) -> bool:
         """The event runs once per window, where the step runs: under the step's boundary
@@ -428,6 +428,19 @@ def _loop_index(loop: ast.For) -> str | None:
     return target.id if isinstance(target, ast.Name) and (_called(loop.iter, "range") or _called(loop.iter, "enumerate")) else None
 
 
+def _one_shot(guard: Guard) -> bool:
+    """`if start: ...; start = False`: a flag the guarded code itself lowers runs that code once
+    until something raises it again (the step, for a window's first micro-batch)."""
+    flag = dotted(guard.test)
+    if flag is None or not guard.holds or not isinstance(guard.node, ast.If):
+        return False
+    return any(
+        isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False
+        and any(dotted(t) == flag for t in node.targets)
+        for stmt in guard.node.body for node in ast.walk(stmt)
+    )
+
+
 def _picks_one(guard: Guard, index: str | None) -> bool:
     """`if i == 0:` (or `== last`) inside the micro-batch loop: once per window, not per micro-batch."""
     test = guard.test
@@ -469,10 +482,20 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
             # (not the time steps of truncated backpropagation through time)
             return ast.Call(ast.Name("len", ast.Load()), [iterable], [])
         return None
-    text = ast.unparse(iterable)
-    if any(word in text.lower() for word in MICRO_BATCH_WORDS):
+    text = ast.unparse(iterable).lower()
+    if any(word in text for word in MICRO_BATCH_WORDS) or _is_data_loader(iterable):
+        # a loop over a whole loader with the step after it: one update per pass (full-batch
+        # gradient descent, L-BFGS closures), the loader's batches are its micro-batches
         return ast.Call(ast.Name("len", ast.Load()), [iterable], [])
     return None
+
+
+def _is_data_loader(iterable: ast.expr) -> bool:
+    """`loader`, `self.train_loader`, `tqdm(data_loader)`: a name of a data loader (maybe wrapped)."""
+    while isinstance(iterable, ast.Call) and iterable.args:
+        iterable = iterable.args[0]
+    name = dotted(iterable)
+    return name is not None and "loader" in name.rpartition(".")[2].lower()
 
 
 def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:

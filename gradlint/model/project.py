@@ -297,7 +297,9 @@ class Project:
             located = self.module_file(importer, imported.module, 0, rest)
         else:
             located = self.module_file(importer, imported.module, imported.level, names)
-        if located is None or not located[1]:
+        if located is not None and not located[1]:
+            located = self.package_binding(located[0])
+        if located is None:
             return None
         path, inner = located
         summarized = self.summary(path)
@@ -310,6 +312,18 @@ class Project:
         if inner[0] in module.imports:  # re-exported: `from .engine import train_one_epoch`
             return self.resolve(path, module.imports, ".".join(inner), depth + 1)
         return None
+
+    def package_binding(self, module: Path) -> tuple[Path, list[str]] | None:
+        """`tools.train(...)` names a module, `tools/train.py`; but when the package's
+        `__init__.py` imports a name `train` (`from .train import train`), that import rebinds
+        the package's attribute, and the call runs what it imported."""
+        package = module.parent if module.name != "__init__.py" else module.parent.parent
+        name = module.stem if module.name != "__init__.py" else module.parent.name
+        init = package / "__init__.py"
+        if not (init.is_file() and self.contains(init)):
+            return None
+        summarized = self.summary(init)
+        return (init, [name]) if summarized is not None and name in summarized[1].imports else None
 
     # -- the caller index ---------------------------------------------------------------------
 
@@ -668,6 +682,24 @@ class ProjectContext:
         found = self._definition(module, qualname)
         return (found[0], found[1]) if found is not None and isinstance(found[1], ast.ClassDef) else None
 
+    def subclasses(self, module: "ModuleModel", cls: ast.ClassDef) -> "list[tuple[ModuleModel, ast.ClassDef]]":
+        """Classes of other project modules that list `cls` among their bases (`class
+        Trainer(TrainingLoopMixin, DeviceMixin)` in another file): only the modules whose import
+        lines name the class are parsed, at most MAX_CALLER_FILES of them."""
+        from gradlint.model.callees import base_classes
+
+        if self.project is None:
+            return []
+        self.project.adopt(self.path, module)
+        found = []
+        for path in self.project.importers().get(cls.name, ())[:MAX_CALLER_FILES]:
+            other = self.project.model(path) if self.project._resolved(path) != self.path else None
+            for candidate in other.classes.values() if other is not None else ():
+                if any(base is cls for _, base in base_classes(other, candidate)):
+                    self._note(path)
+                    found.append((other, candidate))
+        return found
+
     def gradient_names(self, module: "ModuleModel") -> set[str]:
         """Local names of `module` bound to project functions or modules that touch gradients,
         the names of those functions in the modules (`backward_step` of `utils.backward_step`),
@@ -836,7 +868,9 @@ class ProjectContext:
     def _definition(self, module: "ModuleModel", qualname: str, depth: int = 0):
         """(module model, function or class node, class of a method) of a dotted name."""
         located = self._locate(module, qualname)
-        if located is None or not located[1]:
+        if located is not None and not located[1]:
+            located = self.project.package_binding(located[0])
+        if located is None:
             return None
         path, inner = located
         target = self.project.model(path)

@@ -912,3 +912,171 @@ def test_a_window_tested_in_another_module_is_named_as_written_there(workdir, gr
     assert "internal error" not in run.stdout + run.stderr
     assert ("executor.py", "GL205") in codes(run)
     assert "`accum_grad`" in run.stdout
+
+
+TOOLS_INIT = """
+from .train import evaluate, train
+"""
+
+TOOLS_TRAIN = """
+import torch
+from torch.optim import LBFGS
+
+
+def train(model, loss_fn, loader, optimizer, epochs, distributed_model=None):
+    for epoch in range(epochs):
+        train_one_epoch(model, loss_fn, loader, optimizer, distributed_model)
+
+
+def train_one_epoch(model, loss_fn, data_loader, optimizer, distributed_model=None):
+    model_to_train = model if distributed_model is None else distributed_model
+    if isinstance(optimizer, LBFGS):
+        take_step_lbfgs(model=model_to_train, loss_fn=loss_fn, data_loader=data_loader, optimizer=optimizer)
+    else:
+        for batch in data_loader:
+            optimizer.zero_grad(set_to_none=True)
+            loss = loss_fn(model_to_train(batch), batch)
+            loss.backward()
+            optimizer.step()
+
+
+def take_step_lbfgs(model, loss_fn, data_loader, optimizer):
+    samples = sum(len(batch) for batch in data_loader)
+
+    def closure():
+        optimizer.zero_grad(set_to_none=True)
+        total_loss = torch.zeros(())
+        for batch in data_loader:
+            batch_loss = loss_fn(model(batch), batch) * (len(batch) / samples)
+            batch_loss.backward()
+            total_loss += batch_loss.detach()
+        return total_loss
+
+    return optimizer.step(closure)
+
+
+def evaluate(model, loader):
+    return [model(batch) for batch in loader]
+"""
+
+RUN_TRAIN = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from chem import tools
+
+
+def run(args, model, loss_fn, loader, local_rank):
+    if args.distributed:
+        distributed_model = DDP(model, device_ids=[local_rank])
+    else:
+        distributed_model = None
+    if args.lbfgs:
+        optimizer = torch.optim.LBFGS(model.parameters(), history_size=200)
+    else:
+        optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    tools.train(model, loss_fn, loader, optimizer, args.epochs, distributed_model=distributed_model)
+"""
+
+
+def test_a_package_attribute_rebound_by_its_init_and_a_full_batch_closure(workdir, gradlint):
+    """`tools.train(...)` where `tools/train.py` is a module but `tools/__init__.py` imports the
+    function `train` from it: the call runs the function, so the DDP model made in run_train.py
+    reaches the L-BFGS closure, which backpropagates every batch of the loader before one step
+    with the all-reduce on (GL401; the batch losses are weighted by their share: no GL201)."""
+    project(workdir, {
+        "chem/__init__.py": "",
+        "chem/tools/__init__.py": TOOLS_INIT,
+        "chem/tools/train.py": TOOLS_TRAIN,
+        "chem/cli/run_train.py": RUN_TRAIN,
+    })
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert codes(run) == [("train.py", "GL401")], run
+    assert "train.py:31:13:" in run.stdout and "len(data_loader)" in run.stdout
+    single = RUN_TRAIN.replace("DDP(model, device_ids=[local_rank])", "None")
+    (workdir / "chem/cli/run_train.py").write_text(textwrap.dedent(single))
+    assert codes(gradlint("check", "--no-cache", "--format", "concise", ".")) == []
+
+
+LOOP_MIXIN = """
+import torch
+
+
+class TrainingLoopMixin:
+    def run_training_epoch(self):
+        remaining = len(self.train_loader)
+        start = True
+        for idx, batch in enumerate(self.train_loader):
+            if start:
+                self.optimizer.zero_grad()
+                this_update = min(self.update_frequency, remaining)
+                start = False
+            report = self.run_training_batch(batch, this_update)
+            if (idx + 1) % self.update_frequency and remaining != this_update:
+                continue
+            self.finish_update()
+            start = True
+            remaining -= this_update
+
+    def run_training_batch(self, batch, divisor):
+        output = self.forward_batch(batch)
+        loss = output["loss"] / divisor
+        loss.backward()
+        return output
+
+    def forward_batch(self, batch):
+        batch = {key: value.to(self.device) for key, value in batch.items()}
+        return self.model(batch)
+
+    def finish_update(self):
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        self.optimizer.step()
+"""
+
+DEVICE_MIXIN = """
+import torch
+
+
+class DeviceMixin:
+    def parallelize_model(self):
+        if self.distributed:
+            self.model = torch.nn.parallel.DistributedDataParallel(self.model, device_ids=[self.local_rank])
+"""
+
+MIXED_TRAINER = """
+import torch
+
+from loop import TrainingLoopMixin
+from device import DeviceMixin
+
+
+class Trainer(TrainingLoopMixin, DeviceMixin):
+    def __init__(self, config, model, train_loader):
+        self.config = config
+        self.model = model.to(config.device)
+        self.device = config.device
+        self.train_loader = train_loader
+        self.update_frequency = config.update_frequency
+        self.distributed = config.distributed
+        self.local_rank = config.local_rank
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
+        self.parallelize_model()
+
+    def train(self):
+        for epoch in range(self.config.epochs):
+            self.run_training_epoch()
+"""
+
+
+def test_a_mixin_runs_the_model_another_mixin_of_its_class_wraps_in_ddp(workdir, gradlint):
+    """mmf style: the loop lives in a mixin reading `self.model`, which it never sets; the class
+    combining it with a device mixin (another module) wraps the model in DDP there. The window's
+    `continue` also holds a test the model cannot read (`remaining != this_update`, the last
+    update of the epoch): the step still waits for the window's end."""
+    project(workdir, {"loop.py": LOOP_MIXIN, "device.py": DEVICE_MIXIN, "trainer.py": MIXED_TRAINER})
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert codes(run) == [("loop.py", "GL401")], run
+    assert "loop.py:14:22:" in run.stdout  # the loop's call of the method that runs forward and backward
+    single = DEVICE_MIXIN.replace("torch.nn.parallel.DistributedDataParallel(self.model, device_ids=[self.local_rank])", "self.model")
+    (workdir / "device.py").write_text(textwrap.dedent(single))
+    assert codes(gradlint("check", "--no-cache", "--format", "concise", ".")) == []
