@@ -107,7 +107,11 @@ def _transform(text: str, operations: list, offset: int = 0) -> str:
             case InsertStatement(code=code, anchor=anchor, where=where):
                 transformer.place(index.statement(anchor), where, cst.parse_statement(code + "\n"), carried=False)
             case ReplaceExpression(expression=position, original=original, code=code):
-                transformer.replaced[index.expression(position, original)] = cst.parse_expression(code)
+                node = index.expression(position, original)
+                # the new code quotes the original as the file spells it; libcst re-indents the
+                # lines it continues onto, so it gets them as libcst renders the node
+                code = code.replace(original, wrapper.module.code_for_node(node))
+                transformer.replaced[node] = cst.parse_expression(code)
             case WrapStatements(first=first, last=last, header=header, prelude=prelude):
                 transformer.wraps[index.statement(first)] = (index.statement(last), header, prelude)
     return wrapper.module.visit(transformer).code
@@ -157,8 +161,11 @@ class _Index:
         return node
 
     def expression(self, position: Position, original: str) -> cst.CSTNode:
+        # libcst renders a node's continuation lines with the indentation of its own context, not
+        # the file's: multi-line expressions are compared with their whitespace collapsed
+        wanted = " ".join(original.split())
         for node in self.expressions.get((position.line, position.column), ()):
-            if self.module.code_for_node(node) == original:
+            if " ".join(self.module.code_for_node(node).split()) == wanted:
                 return node
         raise FixError(f"no expression `{original}` at line {position.line + self.offset}")
 

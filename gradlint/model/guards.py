@@ -94,7 +94,8 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
                 hits = [(v, b) for v, b in hits if not _is_tail_test(v)]
             if len(hits) == 1 and len(values) > 1 and all(_is_tail_test(v) for v in values if v is not hits[0][0]):
                 boundary = hits[0][1]
-                return True, Boundary(boundary.factor, boundary.counters, True)
+                flushes = any(not _only_when_shorter(v, boundary.factor) for v in values if v is not hits[0][0])
+                return True, Boundary(boundary.factor, boundary.counters, flushes)
             return True, None
         case ast.BoolOp(op=ast.And(), values=values):
             found = [(v, *_boundary(v, resolve, depth + 1)) for v in values]
@@ -236,6 +237,20 @@ def _is_tail_test(expr: ast.expr) -> bool:
         if word and TAIL_WORDS & set(word.lower().split("_")):
             return True
     return False
+
+
+def _only_when_shorter(test: ast.expr, factor: ast.expr) -> bool:
+    """`steps_in_epoch <= N and step + 1 == steps_in_epoch` (older transformers Trainers and their
+    copies): the epoch's end flushes only an epoch shorter than the window, never a longer
+    epoch's tail."""
+    window = ast.dump(factor)
+    return any(
+        isinstance(node, ast.Compare) and len(node.ops) == 1 and (
+            isinstance(node.ops[0], (ast.LtE, ast.Lt)) and ast.dump(node.comparators[0]) == window
+            or isinstance(node.ops[0], (ast.GtE, ast.Gt)) and ast.dump(node.left) == window
+        )
+        for node in ast.walk(test)
+    )
 
 
 def _is_not_tail_test(expr: ast.expr) -> bool:
