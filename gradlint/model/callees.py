@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_BASES = 8  # how far up a class hierarchy `self.method` is looked for
 # nn.Module methods that return the module itself (`model = Net().to(device)`)
+PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"})
 RETURNS_SELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
 
 
@@ -264,6 +265,24 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
             return []  # a caller passes nothing the model can see: cannot tell
         found.extend(_instance_classes(caller.module, argument, caller, follow_callers=False))
     return found
+
+
+def own_schedule(module: "ModuleModel", scheduler: ast.expr, context: CallContext) -> bool:
+    """The scheduler is an instance of a project class that no torch LR scheduler is a base of
+    (a `CycleScheduler` writing the coming update's rate into the param groups): what its
+    `step()` means is its own, not torch's convention of stepping after the optimizer."""
+    classes = _instance_classes(module, scheduler, context, follow_callers=True)
+    return bool(classes) and not any(_derives_from_outside(owner, cls) for owner, cls in classes)
+
+
+def _derives_from_outside(module: "ModuleModel", cls: ast.ClassDef) -> bool:
+    """A class of the hierarchy has a base the model cannot read (torch's `LRScheduler`, a
+    library's scheduler), other than `object` and the typing/abc helpers."""
+    for owner, known in class_hierarchy(module, cls):
+        for base in known.bases:
+            if _class(owner, base) is None and dotted(base) not in PLAIN_BASES:
+                return True
+    return False
 
 
 def _is_parameter(function: ast.AST, name: str) -> bool:

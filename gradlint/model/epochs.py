@@ -7,6 +7,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import CallContext, class_of_scope, own_schedule
 from gradlint.model.roles import Role
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ def scheduler_steps_before_training(model: "ModuleModel", loop: "TrainingLoop") 
     if model.parents.block.get(holder) is not outer.body:
         return []
     found = []
+    scope = model.parents.scope_of(outer)
+    context = CallContext(model, scope, class_of_scope(model, scope))
     for stmt in outer.body[: outer.body.index(holder)]:
         for node in ast.walk(stmt):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"):
@@ -42,6 +45,6 @@ def scheduler_steps_before_training(model: "ModuleModel", loop: "TrainingLoop") 
             role = model.roles.of(node.func.value)
             if role in (Role.OPTIMIZER, Role.SCALER):
                 return []  # something steps first: the scheduler may well be meant for it
-            if role is Role.SCHEDULER and not node.args and not node.keywords:
+            if role is Role.SCHEDULER and not node.args and not node.keywords and not own_schedule(model, node.func.value, context):
                 found.append(EarlySchedulerStep(node, stmt, holder))
     return found

@@ -9,7 +9,7 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import bind_arguments, class_of_scope, find_method, is_abstract, is_static, resolve_callee, returned_value
+from gradlint.model.callees import bind_arguments, class_of_scope, find_method, is_abstract, own_schedule, is_static, resolve_callee, returned_value
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_by_callers, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
@@ -88,6 +88,7 @@ class Event:
     reported_at: ast.Call | None = None  # for events elsewhere: the unit-side call leading there
     loss_source: LossSource | None = None
     threshold_scaled: bool = False  # CLIP: max_norm multiplied by the scaler's get_scale()
+    own_schedule: bool = False  # SCHED_STEP: a project class that is no torch LR scheduler
 
     @property
     def inlined(self) -> bool:
@@ -425,7 +426,7 @@ class EventWalker:
             if receiver_role is Role.SCHEDULER and method == "step":
                 start = len(self.events)
                 if not self._follow(call) or len(self.events) == start:  # else a project class that steps the optimizer
-                    self._add(Kind.SCHED_STEP, call, stmt, target=name)
+                    self._add(Kind.SCHED_STEP, call, stmt, target=name, own_schedule=own_schedule(frame.module, receiver, frame.context))
                 return
             if method == "zero_grad" or (method == "zero_" and _is_grad(receiver)):
                 if method == "zero_grad" or not _selective_clear(self.frame.module, stmt):

@@ -124,8 +124,8 @@ class SchedulerBeforeStep(LoopRule):
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         accumulation = loop.accumulation
         for sched in loop.of(Kind.SCHED_STEP):
-            if sched.node.args or sched.node.keywords:
-                continue  # ReduceLROnPlateau's metric, an explicit epoch: their own convention
+            if sched.node.args or sched.node.keywords or sched.own_schedule:
+                continue  # ReduceLROnPlateau's metric, an explicit epoch, a project's own class: their own convention
             if accumulation is not None and accumulation.runs_every_micro_batch(sched):
                 continue  # GL204: stepped on every micro-batch
             related = [e for e in loop.events if not e.exclusive_with(sched)]
