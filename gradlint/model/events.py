@@ -346,6 +346,8 @@ class EventWalker:
             return True
         # `self.model(x)` in a mixin, wrapped in DDP by another base of the classes combining it,
         # or `self._forward(batch)`, a method of the mixin that calls it
+        if not _defines(frame.module, frame.cls):
+            return False  # `self` is of a subclass in another module: its names are read there
         called = {m.group(1) for line in lines for m in SELF_CALL.finditer(line)}
         return any(
             combined_role(frame.module, frame.cls, name) is Role.DDP_MODEL
@@ -647,10 +649,14 @@ class EventWalker:
 def _calls_combined_ddp(callee) -> bool:
     """A mixin's method calling `self.model(x)` that another base of the combining classes wraps
     in DDP: it runs the forward, though nothing in its module names gradients or a DDP model."""
-    if callee.cls is None or isinstance(callee.function, ast.Lambda):
+    if callee.cls is None or isinstance(callee.function, ast.Lambda) or not _defines(callee.module, callee.cls):
         return False
     text = callee.module.source(callee.function)
     return any(combined_role(callee.module, callee.cls, m.group(1)) is Role.DDP_MODEL for m in SELF_CALL.finditer(text))
+
+
+def _defines(module: "ModuleModel", cls: ast.ClassDef) -> bool:
+    return any(known is cls for known in module.classes.values())
 
 
 def _walk_key(frame: Frame) -> tuple:

@@ -1080,3 +1080,50 @@ def test_a_mixin_runs_the_model_another_mixin_of_its_class_wraps_in_ddp(workdir,
     single = DEVICE_MIXIN.replace("torch.nn.parallel.DistributedDataParallel(self.model, device_ids=[self.local_rank])", "self.model")
     (workdir / "device.py").write_text(textwrap.dedent(single))
     assert codes(gradlint("check", "--no-cache", "--format", "concise", ".")) == []
+
+
+BASE_TRAINER = """
+class BaseTrainer:
+    def train_loop(self, loader, optimizer):
+        for batch in loader:
+            loss = self.compute_loss(batch)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+SUBCLASS_TRAINER = '''
+import torch
+
+from base_trainer import BaseTrainer
+
+
+class ToyTrainer(BaseTrainer):
+    """A subclass in another module: the base's loop calls methods defined here, further down
+    this file than the base module has lines."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def prepare(self, batch):
+        features, labels = batch
+        return features.float(), labels.long()
+
+    def run(self, loader, epochs=2):
+        optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        for epoch in range(epochs):
+            self.train_loop(loader, optimizer)
+
+    def compute_loss(self, batch):
+        features, labels = self.prepare(batch)
+        return torch.nn.functional.cross_entropy(self.model(features), labels)
+'''
+
+
+def test_a_base_class_loop_calling_methods_of_a_subclass_in_another_module(workdir, gradlint):
+    """The walk enters the base's method with `self` of the subclass: the subclass's methods are
+    read in the subclass's module (reading them in the base's module crashed: IndexError)."""
+    project(workdir, {"base_trainer.py": BASE_TRAINER, "toy.py": SUBCLASS_TRAINER})
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert "internal error" not in run.stdout + run.stderr, run
+    assert codes(run) == [], run
