@@ -11,7 +11,6 @@ from typing import Sequence
 from gradlint.diagnostics import Diagnostic, Span
 from gradlint.model import ModuleModel
 from gradlint.model.project import ProjectContext
-from gradlint.model.spelling import top_level_texts
 from gradlint.rules import ALL_RULES, Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
 from gradlint.sources.python import PythonDocument
@@ -58,17 +57,18 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
         return matched[word]
 
     def may_fire(rule: Rule) -> bool:
-        if not any(spelled(word) for word in rule.triggers):
-            return False
         pattern = rule.trigger_pattern
         if pattern not in matched:
             matched[pattern] = pattern is None or pattern.search(doc.text) is not None
-        if not matched[pattern] or not rule.triggers_within_definition:
-            return matched[pattern]
-        key = (rule.triggers, pattern)
-        if key not in matched:
-            matched[key] = _spelled_within_a_definition(doc.text, rule.triggers, pattern)
-        return matched[key]
+        if not matched[pattern]:
+            return False
+        if any(spelled(word) for word in rule.triggers):
+            return True
+        if not rule.triggers_through_imports or project is None:
+            return False
+        if rule.triggers not in matched:  # the words spelled by a project module imported here
+            matched[rule.triggers] = project.imports_spelling(doc.text, rule.triggers)
+        return matched[rule.triggers]
 
     active = [r for r in rules if may_fire(r)]
     loop_rules = [r for r in rules if r.trigger_pattern is Rule.trigger_pattern and r not in active]
@@ -94,18 +94,6 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
         )
     found.sort(key=lambda pair: (pair[1].span, pair[1].code))
     return found
-
-
-def _spelled_within_a_definition(text: str, words: Sequence[str], pattern: re.Pattern | None) -> bool:
-    """Whether one top-level definition, with the module-level statements, spells one of
-    `words` and `pattern`."""
-    module, definitions = top_level_texts(text)
-
-    def spells(part: str) -> tuple[bool, bool]:
-        return any(w in part for w in words), pattern is None or pattern.search(part) is not None
-
-    word_here, pattern_here = spells(module)
-    return any((word_here or w) and (pattern_here or p) for w, p in map(spells, [*definitions, ""]))
 
 
 def _model_findings(doc: Document, rules: Sequence[Rule], project: ProjectContext | None) -> list[tuple[Rule, Finding]]:

@@ -205,11 +205,11 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
 
 def module_forward(module: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
     """The `forward` an nn.Module object of the project runs when called (`self.net(x)` where
-    `self.net = Net()`, and `self(x)` in a method of the module itself): for questions about the
-    value it returns, not about gradient events."""
+    `self.net = Net()`, `self(x)` in a method of the module itself, `model(x)` where every caller
+    passes a `Net()`): for questions about the value it returns, not about gradient events."""
     if isinstance(call.func, ast.Name) and call.func.id == "self" and context.cls is not None:
         return find_method(module, context.cls, "forward")
-    return _common_method(_instance_classes(module, call.func, context, follow_callers=False), "forward")
+    return _common_method(_instance_classes(module, call.func, context, follow_callers=True), "forward")
 
 
 def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context: CallContext) -> Callee | None:

@@ -891,14 +891,22 @@ class ProjectContext:
 
     # -- the trigger ----------------------------------------------------------------------------
 
-    def imports_backward(self, text: str) -> bool:
-        """Whether `text` imports a project function or class that reaches backward(), or a
-        project module that calls it: a loop that steps here may run it through a helper
-        (`backward_step(loss, optimizer)`). Read off the import lines, before any parse: this
-        decides whether the file is parsed at all."""
+    def imports_spelling(self, text: str, words: tuple[str, ...]) -> bool:
+        """Whether `text` imports a project module whose text spells one of `words` (a model
+        whose forward ends in `F.softmax` in models.py, the loss taken in train.py): read off the
+        import lines and the modules' bytes, nothing is parsed."""
         if self.project is None:
             return False
-        found = False
+        encoded = [w.encode() for w in words]
+        for located in self._imported_modules(text):
+            data = self.project._read(located[0])
+            if data is not None and any(w in data for w in encoded):
+                self._note(located[0])
+                return True
+        return False
+
+    def _imported_modules(self, text: str):
+        """(project file, names inside it) of each import of `text` that is a project module."""
         for match in IMPORT_LINE.finditer(text):
             module, parenthesized, names, plain = match.groups()
             names = parenthesized or names
@@ -909,12 +917,22 @@ class ProjectContext:
             for dotted_module, inner in targets:
                 level = len(dotted_module) - len(dotted_module.lstrip("."))
                 located = self.project.module_file(self.path, dotted_module.lstrip("."), level, inner)
-                if located is None:
-                    continue
-                name = located[1][0] if located[1] and located[1][0] != "*" else None
-                if self.project.calls_backward(located[0], name):
-                    self._note(located[0])
-                    found = True
+                if located is not None:
+                    yield located
+
+    def imports_backward(self, text: str) -> bool:
+        """Whether `text` imports a project function or class that reaches backward(), or a
+        project module that calls it: a loop that steps here may run it through a helper
+        (`backward_step(loss, optimizer)`). Read off the import lines, before any parse: this
+        decides whether the file is parsed at all."""
+        if self.project is None:
+            return False
+        found = False
+        for located in self._imported_modules(text):
+            name = located[1][0] if located[1] and located[1][0] != "*" else None
+            if self.project.calls_backward(located[0], name):
+                self._note(located[0])
+                found = True
         return found
 
 

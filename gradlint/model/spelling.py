@@ -75,35 +75,3 @@ def called_heads(text: str):
     """(head, offset) of each called dotted chain (`engine` of `engine.train(`)."""
     for match in CALLED_CHAIN.finditer(text):
         yield match.group(1), match.start()
-
-
-# A line at column 0 that starts a statement (not a comment, nor a bracket or string closing a
-# longer one); and one that starts a definition (decorators included).
-TOP_LEVEL_LINE = re.compile(r"^[^\s#)\]}'\"]", re.M)
-DEFINITION_START = re.compile(r"@|(?:async\s+)?def\s|class\s")
-IMPORT_START = re.compile(r"(?:from|import)\s")
-
-
-def top_level_texts(text: str) -> tuple[str, list[str]]:
-    """(the module-level statements' text but imports, each top-level definition's text), cut
-    at the lines that start at column 0: what code spells where it runs (an import names what
-    the code may use). A column-0 line inside a string or a bracket can cut a definition's text
-    in two: a word then counts for the wrong part, which can hide a finding but never make one."""
-    module, definitions = [], []
-    starts = [m.start() for m in TOP_LEVEL_LINE.finditer(text)]
-    if not starts or starts[0] != 0:
-        module.append(text[: starts[0] if starts else len(text)])
-    decorated = False
-    for start, end in zip(starts, [*starts[1:], len(text)]):
-        piece = text[start:end]
-        if DEFINITION_START.match(piece):
-            if decorated:  # the decorators' definition
-                definitions[-1] += piece
-            else:
-                definitions.append(piece)
-            decorated = piece.startswith("@")
-        else:
-            if not IMPORT_START.match(piece):
-                module.append(piece)
-            decorated = False
-    return "".join(module), definitions

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
-from gradlint.model.callees import CallContext, class_of_scope, constructor, module_forward, resolve_callee
+from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_of_scope, constructor, module_forward, resolve_callee
+from gradlint.model.frames import parameter_names
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -72,10 +73,31 @@ class Values:
         if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
             value, value_scope, value_line = self.reaching_value(expr, scope, line)
             if value is None:
-                return None
+                return self._passed_origin(expr, scope, line, depth) if isinstance(expr, ast.Name) else None
             found = self.origin(value, value_scope, value_line, depth + 1)
             return replace(found, direct=False) if found else None
         return None
+
+    def _passed_origin(self, name: ast.Name, scope: ast.AST, line: int, depth: int) -> Origin | None:
+        """A parameter not reassigned before `line`: what every caller passes for it, when they
+        all compute it with the same function (`loss_function(recon_batch, ...)`, `recon_batch`
+        from a VAE whose decoder ends in a sigmoid). Reported without a fix: the activation is
+        applied where the callers are."""
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or name.id not in parameter_names(scope):
+            return None
+        if self.model.scope(scope).before(name.id, line):
+            return None
+        found = []
+        for call, context in callers(self.model, scope):
+            bound = self.model.parents.enclosing_class(scope) if isinstance(call.func, ast.Attribute) else None
+            argument = bind_arguments(Callee(self.model, scope, bound), call).get(name.id)
+            origin = context.module.values.origin(argument, context.scope, call.lineno, depth + 1) if argument is not None else None
+            if origin is None:
+                return None
+            found.append(origin)
+        if not found or len({o.function for o in found}) != 1:
+            return None
+        return replace(found[0], direct=False, whole=False)
 
     def _elements_origin(self, value: ast.expr, scope: ast.AST, line: int, depth: int) -> Origin | None:
         """What computed the elements of `value` a subscript reads at `line`: the last

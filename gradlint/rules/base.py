@@ -32,10 +32,9 @@ class Rule:
     # where the words are there, `trigger_pattern` (if any) must match too.
     triggers: ClassVar[tuple[str, ...]] = ("backward",)
     trigger_pattern: ClassVar[re.Pattern | None] = BACKWARD_CALL
-    # True: what the rule judges never reaches past one top-level definition's own code and
-    # the module-level statements, so words and pattern must be spelled there together (an
-    # attention class's softmax and a head's CrossEntropyLoss in one file trigger nothing).
-    triggers_within_definition: ClassVar[bool] = False
+    # True: the words may be spelled by a project module this file imports instead (the
+    # softmax ending a model's forward in models.py, the loss taken on its output here).
+    triggers_through_imports: ClassVar[bool] = False
     severity: ClassVar[str] = "error"
     default_enabled: ClassVar[bool] = True  # False: only when selected by name (GL001)
     needs_model: ClassVar[bool] = True  # False: the rule reads the suppression comments instead

@@ -20,7 +20,7 @@ class LogOfSoftmax(Rule):
     summary = "torch.log(softmax(x)): use log_softmax(x), which stays finite for large logits"
     triggers = ("softmax", "Softmax")
     trigger_pattern = LOG_CALL
-    triggers_within_definition = True
+    triggers_through_imports = True
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for stmt, call in iter_calls(model, ("log",)):
@@ -92,7 +92,7 @@ class _ActivationBeforeLoss(Rule):
 
     losses: frozenset[str]
     activation: str
-    triggers_within_definition = True
+    triggers_through_imports = True
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loss in loss_calls(model, self.losses):

@@ -1,10 +1,10 @@
-"""The text pre-filters find a call of a name exactly where a `\\b`-led pattern would, and cut a
-module into the definitions a rule's words must share."""
+"""The text pre-filters find a call of a name exactly where a `\\b`-led pattern would, and the
+activation rules trigger on words an imported project module spells."""
 
 import re
 
 from gradlint import linter
-from gradlint.model.spelling import call_starts, occurrences, spelled, top_level_texts
+from gradlint.model.spelling import call_starts, occurrences, spelled
 from gradlint.rules import select_rules
 from gradlint.sources.python import PythonDocument
 
@@ -63,45 +63,57 @@ def test_a_long_word_costs_its_length():
     assert called_names(f'data = "{blob}"\nrun(data)\n') == {"run"}
 
 
-MODELING = '''"""A model file: attention and a classification head."""
+TRAIN = """
 import torch
 from torch import nn
-from torch.nn import CrossEntropyLoss
 
-ATTENTION_DOC = """
-class Example:
-    pass
+from models import TextClassifier
+
+
+def train(loader, vocab_size):
+    model = TextClassifier(vocab_size)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.Adam(model.parameters())
+    for tokens, labels in loader:
+        probs, classes = model(tokens)
+        loss = criterion(probs, labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+MODELS = """
+import torch.nn.functional as F
+from torch import nn
+
+
+class TextClassifier(nn.Module):
+    def __init__(self, vocab_size):
+        super().__init__()
+        self.embed = nn.EmbeddingBag(vocab_size, 64)
+        self.fc = nn.Linear(64, 4)
+
+    def forward(self, tokens):
+        probs = F.softmax(self.fc(self.embed(tokens)), dim=1)
+        return probs, probs.argmax(1)
 """
 
 
-@torch.no_grad()
-@register(
-    name="attention")
-class Attention(nn.Module):
-    def forward(self, q, k):
-        return torch.softmax(q @ k.T, dim=-1)
+def test_the_activation_rules_trigger_on_words_spelled_by_an_imported_project_module(tmp_path, monkeypatch):
+    """GL502's words (softmax) are in models.py, the loss in train.py: train.py is parsed for it
+    because it imports models.py, and the finding follows the model's forward there."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "models.py").write_text(MODELS)
+    train = tmp_path / "train.py"
+    train.write_text(TRAIN)
+    from gradlint.model.project import forget_projects, project_context
 
-
-class Head(nn.Module):
-    def forward(self, x, labels):
-        return CrossEntropyLoss()(x, labels)
-'''
-
-
-def test_top_level_texts_cut_definitions_and_leave_imports_out():
-    module, definitions = top_level_texts(MODELING)
-    assert "CrossEntropyLoss" not in module and "import torch" not in module  # imports name, code uses
-    assert 'ATTENTION_DOC = """' in module
-    # a column-0 line inside a string reads as a definition: the text is cut, none is lost
-    assert [d.splitlines()[0] for d in definitions] == ["class Example:", "@torch.no_grad()", "class Head(nn.Module):"]
-    assert "softmax" in definitions[1] and "CrossEntropyLoss" in definitions[2]
-
-
-def test_rules_judging_one_definition_skip_a_file_whose_definitions_split_the_words(monkeypatch):
+    forget_projects()
+    found = linter.find(PythonDocument(str(train), TRAIN), select_rules(["GL502"]), project_context(str(train)))
+    assert [(f.code, f.span.line) for _, f in found] == [("GL502", 14)]
     parsed = []
     monkeypatch.setattr(linter, "_model_findings", lambda doc, rules, project: parsed.extend(r.code for r in rules) or [])
-    linter.find(PythonDocument("modeling.py", MODELING), select_rules(["GL502"]))
-    assert parsed == []  # never parsed for GL502: no definition spells both
-    criterion_at_module_level = MODELING + "\ncriterion = nn.CrossEntropyLoss()\n"
-    linter.find(PythonDocument("modeling.py", criterion_at_module_level), select_rules(["GL502"]))
-    assert parsed == ["GL502"]  # Attention's softmax may reach the module-level criterion
+    (tmp_path / "models.py").write_text(MODELS.replace("F.softmax(", "F.relu("))
+    forget_projects()
+    linter.find(PythonDocument(str(train), TRAIN), select_rules(["GL502"]), project_context(str(train)))
+    assert parsed == []  # no module it imports spells softmax: not parsed for GL502
