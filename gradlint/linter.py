@@ -9,7 +9,7 @@ import warnings
 from typing import Sequence
 
 from gradlint.diagnostics import Diagnostic, Span
-from gradlint.model import ModuleModel
+from gradlint.model import HF_TRAINING_STEP, ModuleModel
 from gradlint.model.project import ProjectContext
 from gradlint.rules import ALL_RULES, Finding, Rule, select_rules
 from gradlint.sources import Document, SourceError
@@ -72,8 +72,11 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
 
     active = [r for r in rules if may_fire(r)]
     loop_rules = [r for r in rules if r.trigger_pattern is Rule.trigger_pattern and r not in active]
-    if loop_rules and project is not None and STEPS_SOMEHOW.search(doc.text) and project.imports_backward(doc.text):
-        active += loop_rules  # a loop that steps here may run backward() in a project helper
+    if loop_rules and STEPS_SOMEHOW.search(doc.text) and (
+        ("transformers" in doc.text and HF_TRAINING_STEP.search(doc.text))  # a transformers Trainer's loop, copied
+        or (project is not None and project.imports_backward(doc.text))  # backward() in a project helper
+    ):
+        active += loop_rules
     readers = [r for r in active if not r.needs_model]  # GL001: judges the suppression comments
     comments = SuppressionComments(doc.text)
     # GL001 judges a directive by running the rules it names, selected or not: a suppression is

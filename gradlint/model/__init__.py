@@ -13,7 +13,7 @@ from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
-from gradlint.model.names import GRADIENT_WORDS, ImportTable
+from gradlint.model.names import GRADIENT_WORDS, ImportTable, dotted
 from gradlint.model.spelling import call_starts, called_names, occurrences, spelled
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
@@ -32,6 +32,7 @@ def _slice_bytes(line: str, start: int, end: int | None) -> str:
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 GRADIENT_WORD = re.compile("|".join(GRADIENT_WORDS))
 BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
+HF_TRAINING_STEP = re.compile(r"\bself\.training_step\s*\(")  # a transformers Trainer's, in a copied loop
 # File-level triggers of the loss-function rules (DESIGN §6): a file none of them matches is not
 # parsed for those rules; what is judged is read off the ast.
 LOG_CALL = spelled(["log"], r"\(")  # torch.log(p), p.log()
@@ -219,8 +220,27 @@ class ModuleModel:
 
     @cached_property
     def backward_lines(self) -> list[int]:
-        """Lines holding a `backward(` call (not an autograd Function's `def backward`)."""
-        return [self.line_at(m.start()) for m in BACKWARD_CALL.finditer(self.text)]
+        """Lines holding a `backward(` call (not an autograd Function's `def backward`), or a
+        call of the training step a transformers Trainer subclass inherits (it backpropagates)."""
+        lines = [self.line_at(m.start()) for m in BACKWARD_CALL.finditer(self.text)]
+        if HF_TRAINING_STEP.search(self.text) and any(self.inherits_hf_training_step(c) for c in self.classes.values()):
+            lines = sorted({*lines, *(self.line_at(m.start()) for m in HF_TRAINING_STEP.finditer(self.text))})
+        return lines
+
+    def inherits_hf_training_step(self, cls: ast.ClassDef | None) -> bool:
+        """`cls` derives from transformers' `Trainer` and keeps its `training_step` (forward,
+        loss divided by the accumulation steps, backward), as loops copied from it call."""
+        from gradlint.model.callees import class_hierarchy
+
+        if cls is None:
+            return False
+        hierarchy = class_hierarchy(self, cls)
+        if any("training_step" in module.methods(known) for module, known in hierarchy):
+            return False
+        return any(
+            (module.imports.qualname(base) or "").startswith("transformers.") and dotted(base).endswith("Trainer")
+            for module, known in hierarchy for base in known.bases if dotted(base)
+        )
 
     @cached_property
     def backward_helper_names(self) -> set[str] | None:

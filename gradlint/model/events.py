@@ -381,6 +381,9 @@ class EventWalker:
             if receiver_role is Role.FABRIC:
                 self._fabric(call, stmt, method)
                 return
+            if method == "training_step" and _is_self(receiver) and frame.module.inherits_hf_training_step(frame.cls):
+                self._add(Kind.BACKWARD, call, stmt)  # the loss it backpropagates is divided in there
+                return
             if method == "manual_backward" and _is_self(receiver) and manual_optimization(frame.module, frame.cls):
                 if call.args:
                     self._backward(call, stmt, call.args[0])
