@@ -127,24 +127,24 @@ def combined_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> R
     """A mixin reads `self.model` that it never sets: the classes combining it with other bases
     (`class MMFTrainer(TrainingLoopMixin, DeviceMixin, BaseTrainer)`, where DeviceMixin wraps
     `self.model` in DDP) give it the role those bases do, when every such class agrees."""
-    if any(attribute in m.class_attributes(c) for m, c in class_hierarchy(module, cls)):
-        return None  # the class or its bases set it: what they set is what it is
+    return module.memo(("combined role", id(cls), attribute), lambda: _combined_role(module, cls, attribute))
 
-    def compute() -> Role | None:
-        combining = [
-            (module, c) for c in module.classes.values()
-            if c is not cls and any(base is cls for _, base in base_classes(module, c))
-        ]
-        if module.project is not None:
-            combining += module.project.subclasses(module, cls)
-        roles = {
-            next((r for m, c in class_hierarchy(owner, combined) if c is not cls
-                  and (r := m.roles.named_role(f"self.{attribute}")) is not None), None)
-            for owner, combined in combining
-        }
-        return roles.pop() if len(roles) == 1 else None
 
-    return module.memo(("combined role", id(cls), attribute), compute, while_computing=None)
+def _combined_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> Role | None:
+    if any(attribute in m.class_attributes(c) or attribute in m.methods(c) for m, c in class_hierarchy(module, cls)):
+        return None  # the class or its bases set it (or define it): what they set is what it is
+    roles = {
+        next((r for m, c in class_hierarchy(owner, combined) if c is not cls
+              and (r := m.roles.named_role(f"self.{attribute}")) is not None), None)
+        for owner, combined in module.memo(("combining classes", id(cls)), lambda: _combining_classes(module, cls))
+    }
+    return roles.pop() if len(roles) == 1 else None
+
+
+def _combining_classes(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:
+    """The classes of the project listing `cls` among their bases."""
+    found = [(module, c) for c in module.classes.values() if c is not cls and any(base is cls for _, base in base_classes(module, c))]
+    return found + (module.project.subclasses(module, cls) if module.project is not None else [])
 
 
 def object_attribute_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str, field: str) -> Role | None:

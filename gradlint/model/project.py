@@ -117,6 +117,7 @@ class Project:
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
         self._models: dict[Path, ModuleModel | None] = {}
+        self._spelled: dict[tuple[Path, tuple[str, ...]], bool] = {}
         self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
         self._methods: dict[Path, dict[str, frozenset[str]]] = {}
         self._real: dict[Path, Path] = {}
@@ -232,6 +233,14 @@ class Project:
                 model.project = ProjectContext(path, project=self)
             self._models[path] = model
         return self._models[path]
+
+    def spells(self, path: Path, words: tuple[str, ...]) -> bool:
+        """Whether a module's text holds one of `words` (read once per module and words)."""
+        key = (self._resolved(path), words)
+        if key not in self._spelled:
+            data = self._read(key[0])
+            self._spelled[key] = data is not None and any(w.encode() in data for w in words)
+        return self._spelled[key]
 
     def calls_backward(self, path: Path, name: str | None = None) -> bool:
         """Whether a module's text calls backward(), or (`name`) its top-level function or
@@ -897,10 +906,8 @@ class ProjectContext:
         import lines and the modules' bytes, nothing is parsed."""
         if self.project is None:
             return False
-        encoded = [w.encode() for w in words]
         for located in self._imported_modules(text):
-            data = self.project._read(located[0])
-            if data is not None and any(w in data for w in encoded):
+            if self.project.spells(located[0], words):
                 self._note(located[0])
                 return True
         return False

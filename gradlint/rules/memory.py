@@ -73,14 +73,20 @@ def _meter_updates(model: ModuleModel, loop, losses: set[str]):
     """(call, loss argument, method, total) for `meter.update(loss, n)` in the loop, where the
     method of a project class adds the parameter given the loss to an attribute of its object
     (`self.sum += val * n`, an AverageMeter) and the object outlives the iteration."""
+    if not losses:
+        return
+    candidates, assigned_here = [], set()
+    for node in ast.walk(loop.node):  # one pass: what the loop assigns, and calls handed a loss
+        if isinstance(node, ast.Assign):
+            assigned_here.update(dotted(t) for t in node.targets)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and any(
+            _loss_term(a, losses) is not None for a in [*node.args, *(k.value for k in node.keywords)]
+        ):
+            candidates.append(node)
     context = CallContext(model, loop.scope, class_of_scope(model, loop.scope))
-    assigned_here = {dotted(t) for node in ast.walk(loop.node) if isinstance(node, ast.Assign) for t in node.targets}
-    for node in ast.walk(loop.node):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
+    for node in candidates:
         receiver = dotted(node.func.value)
-        arguments = [*node.args, *(k.value for k in node.keywords)]
-        if receiver is None or receiver in assigned_here or not any(_loss_term(a, losses) is not None for a in arguments):
+        if receiver is None or receiver in assigned_here:
             continue  # a meter made in the iteration dies with it
         callee = resolve_callee(model, node, context)
         if callee is None or callee.cls is None or not isinstance(callee.function, FUNCTION_TYPES):

@@ -23,7 +23,7 @@ class LogOfSoftmax(Rule):
     triggers_through_imports = True
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for stmt, call in iter_calls(model, ("log",)):
+        for stmt, call in iter_calls(model, ("log(",)):  # torch.log(p), p.log()
             operand = _log_operand(model, call)
             if operand is None or gradients_off(model, stmt):
                 continue  # under no_grad there are no gradients to turn NaN
