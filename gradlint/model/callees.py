@@ -254,8 +254,15 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
     if name.startswith("self.") and context.cls is not None:
         values = module.class_attributes(context.cls).get(name.removeprefix("self."), [])
     else:
-        scopes = [context.scope, module.tree] if context.scope is not module.tree else [module.tree]
-        values = [getattr(s, "value", None) for scope in scopes for s in module.scope(scope).assignments.get(name, ())]
+        scopes = [*_enclosing_functions(module, context.scope), module.tree]  # a closure reads its enclosing function's
+        assigned = next(
+            ([(s, scope) for s in module.scope(scope).assignments[name]] for scope in scopes if module.scope(scope).assignments.get(name)),
+            [],
+        )
+        unpacked = [found for s, scope in assigned if (found := _unpacked_classes(module, s, name, scope)) is not None]
+        if unpacked:  # `encoder, optimizer, scheduler = init_opt(...)`: what the function builds there
+            return [c for found in unpacked for c in found]
+        values = [getattr(s, "value", None) for s, _ in assigned]
     found = [c for v in values for c in classes_of_instance(module, v)]
     if values or not follow_callers or not _is_parameter(context.scope, name):
         return found
@@ -265,6 +272,30 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
             return []  # a caller passes nothing the model can see: cannot tell
         found.extend(_instance_classes(caller.module, argument, caller, follow_callers=False))
     return found
+
+
+def _enclosing_functions(module: "ModuleModel", scope: ast.AST) -> list[ast.AST]:
+    """`scope` and the functions around it, innermost first."""
+    found = []
+    while isinstance(scope, FUNCTIONS):
+        found.append(scope)
+        scope = module.parents.scope_of(scope)
+    return found
+
+
+def _unpacked_classes(module: "ModuleModel", stmt: ast.stmt, name: str, scope: ast.AST):
+    """The classes of `name` unpacked from what a project function returns (`a, b = f(...)`,
+    `f` ending in `return a, b`), read in the function; None for any other assignment."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+            and isinstance(stmt.value, ast.Call)):
+        return None
+    names = [dotted(t) for t in stmt.targets[0].elts]
+    callee = resolve_callee(module, stmt.value, CallContext(module, scope, class_of_scope(module, scope)))
+    returns = callee.module.returns(callee.function) if callee is not None and not isinstance(callee.function, ast.Lambda) else []
+    if name not in names or len(returns) != 1 or not isinstance(returns[0], ast.Tuple) or len(returns[0].elts) != len(names):
+        return []
+    inner = CallContext(callee.module, callee.function, callee.cls)
+    return _instance_classes(callee.module, returns[0].elts[names.index(name)], inner, follow_callers=False)
 
 
 def own_schedule(module: "ModuleModel", scheduler: ast.expr, context: CallContext) -> bool:

@@ -117,6 +117,18 @@ class Event:
         block = parents.block.get(self.stmt) if parents is not None else None
         return block is not None and isinstance(parents.parent.get(self.stmt), ast.If) and _leaves_block(block)
 
+    def drops_skipped_window(self, step: "Event") -> bool:
+        """`if stats["skip"]: zero_grad()` ... `if i % N == 0 and not stats["skip"]: step()`: the
+        event runs where the step is told to skip its window (an overflow), dropping it."""
+        tests = {ast.dump(g.test) for g in self.guards if g.holds}
+        return any(
+            g.holds and any(
+                isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not) and ast.dump(part.operand) in tests
+                for part in (g.test.values if isinstance(g.test, ast.BoolOp) and isinstance(g.test.op, ast.And) else [g.test])
+            )
+            for g in step.guards
+        )
+
     @property
     def boundary_guard(self) -> Guard | None:
         return next((g for g in self.guards if g.boundary is not None), None)

@@ -89,8 +89,8 @@ class ZeroGradInsideAccumulation(Rule):
             for zero in loop.on_path(Kind.ZERO_GRAD):
                 if zero.optimizer not in (*loop.optimizers, None) or not accumulation.runs_every_micro_batch(zero):
                     continue
-                if zero.recovering:
-                    continue  # `except OOM: zero_grad()`: dropping a failed micro-batch's gradients
+                if zero.recovering or zero.drops_skipped_window(step):
+                    continue  # `except OOM: zero_grad()`, an overflow: dropping a failed window's gradients
                 message = (
                     f"{code(model, zero)} runs on every micro-batch while {code(model, step)} waits "
                     f"for {factor} of them: each step sees only the gradients of the micro-batches "
