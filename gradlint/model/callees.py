@@ -203,13 +203,17 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
     return _common_method(_instance_classes(module, func, context, follow_callers=True), "__call__")
 
 
-def module_forward(module: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
-    """The `forward` an nn.Module object of the project runs when called (`self.net(x)` where
+def module_forwards(module: "ModuleModel", call: ast.Call, context: CallContext) -> list[Callee]:
+    """The `forward`s an nn.Module object of the project may run when called (`self.net(x)` where
     `self.net = Net()`, `self(x)` in a method of the module itself, `model(x)` where every caller
-    passes a `Net()`): for questions about the value it returns, not about gradient events."""
+    passes a `Net()`, one per class where branches build different ones): for questions about
+    the value it returns, not about gradient events."""
     if isinstance(call.func, ast.Name) and call.func.id == "self" and context.cls is not None:
-        return find_method(module, context.cls, "forward")
-    return _common_method(_instance_classes(module, call.func, context, follow_callers=True), "forward")
+        classes = [(module, context.cls)]
+    else:
+        classes = _instance_classes(module, call.func, context, follow_callers=True)
+    found = [find_method(owner, cls, "forward") for owner, cls in {id(c[1]): c for c in classes}.values()]
+    return [f for f in found if f is not None] if all(found) else []
 
 
 def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context: CallContext) -> Callee | None:
@@ -253,17 +257,16 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
         return []
     if name.startswith("self.") and context.cls is not None:
         values = module.class_attributes(context.cls).get(name.removeprefix("self."), [])
+        found = [c for v in values for c in classes_of_instance(module, v)]
     else:
-        scopes = [*_enclosing_functions(module, context.scope), module.tree]  # a closure reads its enclosing function's
-        assigned = next(
-            ([(s, scope) for s in module.scope(scope).assignments[name]] for scope in scopes if module.scope(scope).assignments.get(name)),
-            [],
-        )
-        unpacked = [found for s, scope in assigned if (found := _unpacked_classes(module, s, name, scope)) is not None]
-        if unpacked:  # `encoder, optimizer, scheduler = init_opt(...)`: what the function builds there
-            return [c for found in unpacked for c in found]
+        assigned = _nearest_assignments(module, name, context.scope)
         values = [getattr(s, "value", None) for s, _ in assigned]
-    found = [c for v in values for c in classes_of_instance(module, v)]
+        found = [c for v in values for c in classes_of_instance(module, v)]
+        unpacked = [] if found else [
+            classes for s, scope in assigned if (classes := _unpacked_classes(module, s, name, scope)) is not None
+        ]
+        if unpacked:  # `encoder, optimizer, scheduler = init_opt(...)`: what the function builds there
+            return [c for classes in unpacked for c in classes]
     if values or not follow_callers or not _is_parameter(context.scope, name):
         return found
     for call, caller in callers(module, context.scope):
@@ -272,6 +275,16 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
             return []  # a caller passes nothing the model can see: cannot tell
         found.extend(_instance_classes(caller.module, argument, caller, follow_callers=False))
     return found
+
+
+def _nearest_assignments(module: "ModuleModel", name: str, scope: ast.AST) -> list[tuple[ast.stmt, ast.AST]]:
+    """(statement, scope) of each assignment of `name` in the nearest scope binding it: the
+    function, the functions around it (a closure reads theirs), or the module."""
+    for candidate in [*_enclosing_functions(module, scope), module.tree]:
+        stmts = module.scope(candidate).assignments.get(name)
+        if stmts:
+            return [(s, candidate) for s in stmts]
+    return []
 
 
 def _enclosing_functions(module: "ModuleModel", scope: ast.AST) -> list[ast.AST]:
@@ -285,15 +298,21 @@ def _enclosing_functions(module: "ModuleModel", scope: ast.AST) -> list[ast.AST]
 
 def _unpacked_classes(module: "ModuleModel", stmt: ast.stmt, name: str, scope: ast.AST):
     """The classes of `name` unpacked from what a project function returns (`a, b = f(...)`,
-    `f` ending in `return a, b`), read in the function; None for any other assignment."""
+    `f` ending in `return a, b`), read in the function; None for any other assignment and for
+    calls the model cannot read."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
             and isinstance(stmt.value, ast.Call)):
         return None
+    # asked again while resolving its own call (`a, b = a.split(...)`): nothing known
+    return module.memo(("unpacked classes", id(stmt), name), lambda: _returned_classes(module, stmt, name, scope))
+
+
+def _returned_classes(module: "ModuleModel", stmt: ast.Assign, name: str, scope: ast.AST):
     names = [dotted(t) for t in stmt.targets[0].elts]
     callee = resolve_callee(module, stmt.value, CallContext(module, scope, class_of_scope(module, scope)))
     returns = callee.module.returns(callee.function) if callee is not None and not isinstance(callee.function, ast.Lambda) else []
     if name not in names or len(returns) != 1 or not isinstance(returns[0], ast.Tuple) or len(returns[0].elts) != len(names):
-        return []
+        return None  # a library's (`fabric.setup(model, opt)`): the other assignments tell
     inner = CallContext(callee.module, callee.function, callee.cls)
     return _instance_classes(callee.module, returns[0].elts[names.index(name)], inner, follow_callers=False)
 

@@ -906,14 +906,25 @@ class ProjectContext:
         import lines and the modules' bytes, nothing is parsed."""
         if self.project is None:
             return False
-        for located in self._imported_modules(text):
-            if self.project.spells(located[0], words):
-                self._note(located[0])
+        for path, _ in self._imported_modules(text):
+            spelling = next((m for m in self._modules_behind(path) if self.project.spells(m, words)), None)
+            if spelling is not None:
+                self._note(path)
+                self._note(spelling)
                 return True
         return False
 
-    def _imported_modules(self, text: str):
-        """(project file, names inside it) of each import of `text` that is a project module."""
+    def _modules_behind(self, path: Path):
+        """The module, and for a package's `__init__` the project modules it imports (what
+        `from model import U2NET` re-exports)."""
+        yield path
+        data = self.project._read(path) if path.name == "__init__.py" else None
+        if data is not None:
+            yield from (module for module, _ in self._imported_modules(data.decode("utf-8", "replace"), path))
+
+    def _imported_modules(self, text: str, importer: Path | None = None):
+        """(project file, names inside it) of each import of `text` (the checked file's, or
+        `importer`'s) that is a project module."""
         for match in IMPORT_LINE.finditer(text):
             module, parenthesized, names, plain = match.groups()
             names = parenthesized or names
@@ -923,7 +934,7 @@ class ProjectContext:
                 targets = [(module, [name.split()[0]]) for name in names.replace("\n", " ").split(",") if name.strip()]
             for dotted_module, inner in targets:
                 level = len(dotted_module) - len(dotted_module.lstrip("."))
-                located = self.project.module_file(self.path, dotted_module.lstrip("."), level, inner)
+                located = self.project.module_file(importer or self.path, dotted_module.lstrip("."), level, inner)
                 if located is not None:
                     yield located
 

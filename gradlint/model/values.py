@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
-from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_of_scope, constructor, module_forward, resolve_callee
+from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_of_scope, constructor, module_forwards, resolve_callee
 from gradlint.model.frames import parameter_names
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
@@ -176,19 +176,13 @@ class Values:
         when it has one `return` (`def pi(self, x): ... return F.softmax(x, dim)`); `element` picks
         one item of a returned tuple (`probs, classes = model(x)`)."""
         context = CallContext(self.model, scope, class_of_scope(self.model, scope))
-        callee = resolve_callee(self.model, call, context) or module_forward(self.model, call, context)
-        if callee is None or isinstance(callee.function, ast.Lambda):
+        callee = resolve_callee(self.model, call, context)
+        # a model one of several classes builds (`net = U2NET() if full else U2NETP()`): what every
+        # one of their forwards returns there, when they agree
+        found = [_returned(c, element, depth) for c in ([callee] if callee else module_forwards(self.model, call, context))]
+        if not found or None in found or len({o.function for o in found}) != 1:
             return None
-        returns = callee.module.returns(callee.function)
-        if len(returns) != 1:
-            return None
-        value = returns[0]
-        if element is not None:
-            if not (isinstance(value, ast.Tuple) and element < len(value.elts)):
-                return None
-            value = value.elts[element]
-        found = callee.module.values.origin(value, callee.function, returns[0].lineno, depth + 1)
-        return replace(found, direct=False, whole=False) if found else None
+        return found[0]
 
     def module_object(self, func: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> ast.Call | None:
         """The constructor call of the nn.Module object `func` names (or is); `nn.Softmax(1).cuda()`
@@ -199,7 +193,11 @@ class Values:
             return None
         value, value_scope, value_line = self.reaching_value(func, scope, line)
         if isinstance(value, ast.Call):
-            return constructor(value)
+            value = constructor(value)
+            receiver = value.func.value if isinstance(value.func, ast.Attribute) and value.func.attr in RETURNS_SELF else None
+            if receiver is None:
+                return value
+            value = receiver  # `D = D.to(device)`: the module `D` was before
         if isinstance(value, (ast.Name, ast.Attribute)):
             return self.module_object(value, value_scope, value_line, depth + 1)
         return None
@@ -211,6 +209,22 @@ class Values:
         table = self.model.scope(scope).assignments
         names = {dotted(n) for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
         return all(not (after < s.lineno <= before) for name in names for s in table.get(name, ()))
+
+
+def _returned(callee, element: int | None, depth: int) -> Origin | None:
+    """The origin of what `callee` returns (its `element`-th item), when it has one `return`."""
+    if isinstance(callee.function, ast.Lambda):
+        return None
+    returns = callee.module.returns(callee.function)
+    if len(returns) != 1:
+        return None
+    value = returns[0]
+    if element is not None:
+        if not (isinstance(value, ast.Tuple) and element < len(value.elts)):
+            return None
+        value = value.elts[element]
+    found = callee.module.values.origin(value, callee.function, returns[0].lineno, depth + 1)
+    return replace(found, direct=False, whole=False) if found else None
 
 
 def _module_function(model: "ModuleModel", constructor: ast.Call) -> str | None:

@@ -1127,3 +1127,73 @@ def test_a_base_class_loop_calling_methods_of_a_subclass_in_another_module(workd
     run = gradlint("check", "--no-cache", "--format", "concise", ".")
     assert "internal error" not in run.stdout + run.stderr, run
     assert codes(run) == [], run
+
+
+SALIENCY_MODELS = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class SaliencyNet(nn.Module):
+    def __init__(self, in_ch=3, out_ch=1):
+        super().__init__()
+        self.body = nn.Conv2d(in_ch, 16, 3, padding=1)
+        self.side1 = nn.Conv2d(16, out_ch, 1)
+        self.side2 = nn.Conv2d(16, out_ch, 1)
+
+    def forward(self, x):
+        h = F.relu(self.body(x))
+        d1, d2 = self.side1(h), self.side2(h)
+        return torch.sigmoid(d1 + d2), torch.sigmoid(d1), torch.sigmoid(d2)
+
+
+class SaliencyNetSmall(SaliencyNet):
+    def forward(self, x):
+        h = F.relu(self.body(x))
+        d1 = self.side1(h)
+        return torch.sigmoid(d1), torch.sigmoid(d1), torch.sigmoid(d1)
+"""
+
+SALIENCY_TRAIN = """
+import torch
+import torch.nn as nn
+
+from model import SaliencyNet, SaliencyNetSmall
+
+bce_loss = nn.BCELoss()
+
+
+def fused_bce(d0, d1, d2, labels):
+    loss0 = bce_loss(d0, labels)
+    return loss0, loss0 + bce_loss(d1, labels) + bce_loss(d2, labels)
+
+
+model_name = "full"
+if model_name == "full":
+    net = SaliencyNet(3, 1)
+else:
+    net = SaliencyNetSmall(3, 1)
+optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+for epoch in range(100):
+    for images, labels in loader:
+        optimizer.zero_grad()
+        d0, d1, d2 = net(images)
+        loss0, loss = fused_bce(d0, d1, d2, labels)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_sigmoid_in_a_package_module_reaches_a_loss_function_given_the_outputs(workdir, gradlint):
+    """U-2-Net style: `from model import SaliencyNet` re-exported by model/__init__.py, a net
+    built by one of two classes (both end in sigmoids), its outputs unpacked at module level and
+    handed to a loss function taking BCELoss of its parameters: GL503 at each BCE, no fix."""
+    project(workdir, {
+        "model/__init__.py": "from .nets import SaliencyNet, SaliencyNetSmall\n",
+        "model/nets.py": SALIENCY_MODELS,
+        "train.py": SALIENCY_TRAIN,
+    })
+    run = gradlint("check", "--no-cache", "--format", "concise", "train.py")
+    assert codes(run) == [("train.py", "GL503")] * 3, run
+    assert "[*]" not in run.stdout  # the sigmoid is applied in model/nets.py: no fix here
