@@ -31,6 +31,10 @@ class Accumulation:
     guard: Guard | None = None
     inner_loop: ast.For | None = None
     path: Event | None = None  # a step of the accumulating branch, when another branch does not
+    # False for an inner loop over items of unknown kind (`for batch in batch_steps:`): several
+    # backward passes per step (DDP all-reduces each), but whether their losses are micro-batches
+    # to average or parts of one loss to sum, the code does not say
+    counts_micro_batches: bool = True
 
     def covers(self, event: Event) -> bool:
         """Whether `event` can run on the accumulating path: not on the other branch of the
@@ -271,6 +275,10 @@ class TrainingLoop:
                 factor = _micro_batch_count(loop)
                 if factor is not None:
                     return Accumulation(factor, inner_loop=loop, path=path)
+                if isinstance(loop, ast.For) and not _called(loop.iter, "range"):
+                    items = loop.iter.args[0] if _called(loop.iter, "enumerate") and loop.iter.args else loop.iter
+                    length = ast.Call(ast.Name("len", ast.Load()), [items], [])
+                    return Accumulation(length, inner_loop=loop, path=path, counts_micro_batches=False)
         return None
 
     def _always_one(self, factor: ast.expr) -> bool:

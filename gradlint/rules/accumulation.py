@@ -23,7 +23,7 @@ class AccumulationWithoutLossScaling(Rule):
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:
             accumulation = loop.accumulation
-            if not loop.plain or accumulation is None:
+            if not loop.plain or accumulation is None or not accumulation.counts_micro_batches:
                 continue
             factor = factor_text(model, accumulation.factor)
             step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[0]
