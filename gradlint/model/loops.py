@@ -268,18 +268,13 @@ class TrainingLoop:
             if self._always_one(guard.boundary.factor):
                 return None
             return Accumulation(guard.boundary.factor, guard=guard, path=path)
-        inner = {b.loops[-1] for b in backwards if b.loops}
-        if len(inner) == 1 and all(b.loops for b in backwards):
-            loop = inner.pop()
-            if all(loop not in s.loops for s in steps):
-                factor = _micro_batch_count(loop)
-                if factor is not None:
-                    return Accumulation(factor, inner_loop=loop, path=path)
-                if isinstance(loop, ast.For) and not _called(loop.iter, "range"):
-                    items = loop.iter.args[0] if _called(loop.iter, "enumerate") and loop.iter.args else loop.iter
-                    length = ast.Call(ast.Name("len", ast.Load()), [items], [])
-                    return Accumulation(length, inner_loop=loop, path=path, counts_micro_batches=False)
-        return None
+        found = _inner_loop_accumulation(steps, backwards, path)
+        if found is None and len({id(b.loops[-1]) for b in backwards if b.loops}) > 1:
+            # updates in turn (StudioGAN: the main update, then a lazy regulariser's): the window
+            # before the first step
+            first = min(steps, key=lambda s: s.order)
+            found = _inner_loop_accumulation(steps, [b for b in backwards if b.order < first.order], path)
+        return found
 
     def _always_one(self, factor: ast.expr) -> bool:
         """`accum_steps = 1`: a factor whose every assignment here is the literal 1."""
@@ -292,6 +287,24 @@ class TrainingLoop:
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
+
+
+def _inner_loop_accumulation(steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
+    """Backward passes all inside one inner loop, the steps after it: the loop's items are the
+    window (micro-batches where the loop says so, items of unknown kind otherwise)."""
+    inner = {id(b.loops[-1]): b.loops[-1] for b in backwards if b.loops}
+    if not backwards or len(inner) != 1 or not all(b.loops for b in backwards):
+        return None
+    loop = next(iter(inner.values()))
+    if any(loop in s.loops for s in steps):
+        return None
+    factor = _micro_batch_count(loop)
+    if factor is not None:
+        return Accumulation(factor, inner_loop=loop, path=path)
+    if isinstance(loop, ast.For) and not _called(loop.iter, "range"):
+        items = loop.iter.args[0] if _called(loop.iter, "enumerate") and loop.iter.args else loop.iter
+        return Accumulation(ast.Call(ast.Name("len", ast.Load()), [items], []), inner_loop=loop, path=path, counts_micro_batches=False)
+    return None
 
 
 def _factor_is_one(test: ast.expr, holds: bool, factor: str) -> bool:
