@@ -122,9 +122,10 @@ class Event:
         event runs where the step is told to skip its window (an overflow), dropping it."""
         tests = {ast.dump(g.test) for g in self.guards if g.holds}
         return any(
-            g.holds and any(
+            g.holds and any(  # `not T` as the test, or a part of an `and` in it (the tail flush's `or` around)
                 isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not) and ast.dump(part.operand) in tests
-                for part in (g.test.values if isinstance(g.test, ast.BoolOp) and isinstance(g.test.op, ast.And) else [g.test])
+                for node in ast.walk(g.test) if node is g.test or (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And))
+                for part in (node.values if isinstance(node, ast.BoolOp) else [node])
             )
             for g in step.guards
         )
