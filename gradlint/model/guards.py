@@ -101,14 +101,23 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             found = [(v, *_boundary(v, resolve, depth + 1)) for v in values]
             hits = [b for _, p, b in found if b is not None and p]
             inside = [(v, b) for v, p, b in found if b is not None and not p]
-            if not hits and len(inside) == 1 and len(values) > 1 and all(b is None for _, _, b in found if b is not inside[0][1]):
+            modular = [(v, b) for v, b in inside if _has_modulo(v)]
+            if not hits and len(values) > 1 and (
+                (len(inside) == 1 and all(_is_not_tail_test(v) for v in values if v is not inside[0][0]))
+                # a window's modulo test beside tests the model does not read as one (mmf's
+                # `(idx + 1) % N and remaining != this_update`); a resume's `epoch == first and
+                # step < resume_step` holds no modulo: no window
+                or len(modular) == 1
+            ):
                 # `step % N != 0 and step + 1 != len(loader)` (`continue` until a window's end
                 # or the epoch's): false at every window's end, and where the other tests fail,
-                # which ends the epoch's last window (mmf's `remaining != this_update`), or does
-                # something the model cannot read: taken as flushing the tail
-                boundary = inside[0][1]
+                # which ends the epoch's last window or does something the model cannot read:
+                # taken as flushing the tail
+                boundary = (modular or inside)[0][1]
                 return False, Boundary(boundary.factor, boundary.counters, True)
             return True, (hits[0] if len(hits) == 1 else None)
+        case ast.BinOp(op=ast.Mod()) if _is_modulo(test):
+            return False, _modulo_boundary(test)  # `if (i + 1) % N:` holds inside the window
         case ast.Name() | ast.Attribute() if (name := dotted(test)) is not None:
             # a flag computed elsewhere: `sync = (i + 1) % N == 0`, `self.sync_gradients`
             value = resolve(name)
@@ -237,6 +246,10 @@ def _is_tail_test(expr: ast.expr) -> bool:
         if word and TAIL_WORDS & set(word.lower().split("_")):
             return True
     return False
+
+
+def _has_modulo(test: ast.expr) -> bool:
+    return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(test))
 
 
 def _only_when_shorter(test: ast.expr, factor: ast.expr) -> bool:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, callers, class_of_scope, resolve_callee
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, Kind, unit_events
-from gradlint.model.guards import Guard, negated_source
+from gradlint.model.guards import Boundary, Guard, negated_source
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
 
@@ -91,7 +91,14 @@ class Accumulation:
         if self.inner_loop is not None:
             index = _loop_index(self.inner_loop)
             return self.inner_loop in event.loops and not any(_picks_one(g, index) for g in event.guards)
-        return not any(g.boundary or g.inside_window or _one_shot(g) for g in event.guards)
+        return not any(self._windows(g.boundary or g.inside_window) or _one_shot(g) for g in event.guards)
+
+    def _windows(self, boundary: Boundary | None) -> bool:
+        """A boundary of this window: on the counters the step's test counts (a resume's `epoch
+        == first_epoch and step < resume_step` is none)."""
+        if boundary is None:
+            return False
+        return self.guard is None or bool(boundary.counters & self.guard.boundary.counters)
 
     def at_step(self, event: Event) -> bool:
         """The event runs once per window, where the step runs: under the step's boundary
