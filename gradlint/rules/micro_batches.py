@@ -159,16 +159,22 @@ class DroppedTailMicroBatches(LoopRule):
         if model.parents.scope_of(guard.node) is not loop.scope or tail.start not in (0, 1):
             return None
         counter = f"{tail.counter} + 1" if tail.start == 0 else tail.counter
-        original = model.source(guard.test)
+        test = guard.test
+        if guard.holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            # `i % N == 0 and not skip`: the tail joins the window's test, the other conditions stay
+            windows = [v for v in test.values if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(v))]
+            test = windows[0] if len(windows) == 1 else test
+        original = model.source(test)
         if guard.holds:  # the step's branch: also take it on the last micro-batch
-            loose = isinstance(guard.test, LOOSER_THAN_OR)
+            loose = isinstance(test, LOOSER_THAN_OR)
             new = f"{f'({original})' if loose else original} or {counter} == {length}"
+            new = f"({new})" if test is not guard.test else new
         else:  # the test holds inside the window (`if (i + 1) % N != 0: continue`)
             loose = isinstance(guard.test, LOOSER_THAN_OR) or (isinstance(guard.test, ast.BoolOp) and isinstance(guard.test.op, ast.Or))
             new = f"{f'({original})' if loose else original} and {counter} != {length}"
         return self.plan(
             "Also step on the epoch's last micro-batch",
-            ReplaceExpression(model.position(guard.test), original, new),
+            ReplaceExpression(model.position(test), original, new),
         )
 
 

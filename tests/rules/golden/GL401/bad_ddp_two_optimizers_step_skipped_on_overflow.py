@@ -19,7 +19,7 @@ def train(model, loader, optimizer, retr_optimizer, opt):
         stats = grad_stats(model)
         if stats["skip_example"]:
             model.zero_grad()
-        if step % opt.accumulation_steps == 0 and not stats["skip_example"] or step == len(loader):  # expect: GL205
+        if (step % opt.accumulation_steps == 0 or step == len(loader)) and not stats["skip_example"]:  # expect: GL205
             torch.nn.utils.clip_grad_norm_(model.parameters(), opt.clip)
             optimizer.step()
             if opt.train_retriever:
