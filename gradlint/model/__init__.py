@@ -232,8 +232,8 @@ class ModuleModel:
         loss divided by the accumulation steps, backward), as loops copied from it call."""
         from gradlint.model.callees import class_hierarchy
 
-        if cls is None:
-            return False
+        if cls is None or all(known is not cls for known in self.classes.values()):
+            return False  # read in the module defining the class
         hierarchy = class_hierarchy(self, cls)
         if any("training_step" in module.methods(known) for module, known in hierarchy):
             return False

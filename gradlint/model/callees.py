@@ -22,6 +22,8 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_BASES = 8  # how far up a class hierarchy `self.method` is looked for
 # nn.Module methods that return the module itself (`model = Net().to(device)`)
 PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"})
+# torch's wrappers whose call runs the wrapped module's forward
+MODULE_WRAPPERS = ("DistributedDataParallel", "DataParallel", "compile")
 RETURNS_SELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
 
 
@@ -128,7 +130,12 @@ def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["M
     `Net().to(device)`: nn.Module's `to`, `cuda`, ... return the module itself)."""
     if not isinstance(value, ast.Call):
         return None
-    return _class(module, constructor(value).func)
+    built = constructor(value)
+    qualname = module.imports.qualname(built.func) or ""
+    wrapped = built.args[0] if built.args and qualname.startswith("torch.") and qualname.endswith(MODULE_WRAPPERS) else None
+    if wrapped is not None:  # `DDP(Net().cuda(), ...)` calls the module's forward
+        return class_of_instance(module, wrapped)
+    return _class(module, built.func)
 
 
 def classes_of_instance(module: "ModuleModel", value: ast.expr | None) -> list[tuple["ModuleModel", ast.ClassDef]]:
@@ -172,13 +179,10 @@ def _class(module: "ModuleModel", expr: ast.expr) -> tuple["ModuleModel", ast.Cl
 
 def _closure(module: "ModuleModel", name: str, scope: ast.AST) -> Callee | None:
     """A function defined inside the calling function (or one enclosing it)."""
-    parents = module.parents
-    node: ast.AST | None = scope
-    while isinstance(node, FUNCTIONS):
+    for node in _enclosing_functions(module, scope):
         nested = module.nested_functions(node).get(name)
         if nested is not None:
             return Callee(module, nested, class_of_scope(module, node))
-        node = parents.scope_of(node)
     return None
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import bind_arguments, class_of_scope, find_method, is_abstract, own_schedule, is_static, resolve_callee, returned_value
-from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_by_callers, role_in_frame, value_outside
+from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
@@ -142,9 +142,9 @@ class Event:
         source = self.loss_source
         if source is None:
             return None
-        passed = passed_by_callers(source)
+        passed = passed_for(source.module, source.scope, source.expr, source.line)
         if passed is not None:  # a step function handed its loss: what do its callers pass?
-            verdicts = [loss_normalized(m, argument, scope, line) for m, argument, scope, line in passed]
+            verdicts = [loss_normalized(m, argument, scope, line) for m, argument, scope, line in passed or ()]
             return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
         return loss_normalized(source.module, source.expr, source.scope, source.line)
 
@@ -665,10 +665,16 @@ class EventWalker:
 def _calls_combined_ddp(callee) -> bool:
     """A mixin's method calling `self.model(x)` that another base of the combining classes wraps
     in DDP: it runs the forward, though nothing in its module names gradients or a DDP model."""
-    if callee.cls is None or isinstance(callee.function, ast.Lambda) or not _defines(callee.module, callee.cls):
+    if callee.cls is None or isinstance(callee.function, ast.Lambda):
         return False
-    text = callee.module.source(callee.function)
-    return any(combined_role(callee.module, callee.cls, m.group(1)) is Role.DDP_MODEL for m in SELF_CALL.finditer(text))
+    module, cls, function = callee.module, callee.cls, callee.function
+
+    def compute() -> bool:  # asked for every call of a helper the walk cannot otherwise skip
+        if not _defines(module, cls):
+            return False
+        return any(combined_role(module, cls, m.group(1)) is Role.DDP_MODEL for m in SELF_CALL.finditer(module.source(function)))
+
+    return module.memo(("calls combined ddp", id(function), id(cls)), compute)
 
 
 def _defines(module: "ModuleModel", cls: ast.ClassDef) -> bool:

@@ -308,21 +308,18 @@ def _bound_class(module: "ModuleModel", function: ast.AST, call: ast.Call) -> as
     return module.parents.enclosing_class(function) if isinstance(call.func, ast.Attribute) else None
 
 
-def passed_by_callers(source: "LossSource") -> list[tuple["ModuleModel", ast.expr, ast.AST, int]] | None:
-    """The arguments callers pass for a loss that is a parameter of the function holding the
-    backward (not reassigned before it); None when it is not one."""
-    function, expr = source.scope, source.expr
-    if not (isinstance(expr, ast.Name) and isinstance(function, FUNCTION_TYPES)):
+def passed_for(module: "ModuleModel", function: ast.AST, expr: ast.expr, line: int):
+    """(caller's module, argument, caller's scope, call line) for each call of `function`, for the
+    parameter `expr` names when it is not reassigned before `line`; None when `expr` is no such
+    parameter, False when a caller passes nothing the model can read for it."""
+    if not (isinstance(expr, ast.Name) and isinstance(function, FUNCTION_TYPES)) or expr.id not in parameter_names(function):
         return None
-    if expr.id not in {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}:
+    if module.scope(function).before(expr.id, line):
         return None
-    if source.module.scope(function).before(expr.id, source.line):
-        return None
-    callee = Callee(source.module, function, source.module.parents.enclosing_class(function))
     passed = []
-    for call, context in callers(source.module, function):
-        argument = bind_arguments(callee, call).get(expr.id)
+    for call, context in callers(module, function):
+        argument = bind_arguments(Callee(module, function, _bound_class(module, function, call)), call).get(expr.id)
         if argument is None:
-            return []  # a caller the model cannot read: cannot tell
+            return False
         passed.append((context.module, argument, context.scope, call.lineno))
     return passed

@@ -252,6 +252,16 @@ def _has_modulo(test: ast.expr) -> bool:
     return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(test))
 
 
+def window_part(test: ast.expr) -> ast.expr:
+    """The part of a step's test that tests the window: the one conjunct with a modulo of
+    `i % N == 0 and not skip`, else the whole test."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        windows = [v for v in test.values if _has_modulo(v)]
+        if len(windows) == 1:
+            return windows[0]
+    return test
+
+
 def _only_when_shorter(test: ast.expr, factor: ast.expr) -> bool:
     """`steps_in_epoch <= N and step + 1 == steps_in_epoch` (older transformers Trainers and their
     copies): the epoch's end flushes only an epoch shorter than the window, never a longer

@@ -314,9 +314,15 @@ def _inner_loop_accumulation(steps: list[Event], backwards: list[Event], path: E
     if factor is not None:
         return Accumulation(factor, inner_loop=loop, path=path)
     if isinstance(loop, ast.For) and not _called(loop.iter, "range"):
-        items = loop.iter.args[0] if _called(loop.iter, "enumerate") and loop.iter.args else loop.iter
-        return Accumulation(ast.Call(ast.Name("len", ast.Load()), [items], []), inner_loop=loop, path=path, counts_micro_batches=False)
+        items = ast.Call(ast.Name("len", ast.Load()), [_iterated(loop)], [])
+        return Accumulation(items, inner_loop=loop, path=path, counts_micro_batches=False)
     return None
+
+
+def _iterated(loop: ast.For) -> ast.expr:
+    """What `for x in ...` runs over, `enumerate(...)` taken off."""
+    iterable = loop.iter
+    return iterable.args[0] if _called(iterable, "enumerate") and iterable.args else iterable
 
 
 def _factor_is_one(test: ast.expr, holds: bool, factor: str) -> bool:
@@ -501,9 +507,7 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
     slices `range(0, len(x), micro_bs)`); else None."""
     if not isinstance(loop, ast.For):
         return None
-    iterable = loop.iter
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate":
-        iterable = iterable.args[0] if iterable.args else iterable
+    iterable = _iterated(loop)
     if _called(iterable, "range"):
         args = iterable.args
         if _asserts_single_pass(loop):

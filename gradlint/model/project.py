@@ -234,6 +234,11 @@ class Project:
             self._models[path] = model
         return self._models[path]
 
+    def text(self, path: Path) -> str | None:
+        """A module's text (its stamp noted, as for every module read)."""
+        data = self._read(self._resolved(path))
+        return data.decode("utf-8", "replace") if data is not None else None
+
     def spells(self, path: Path, words: tuple[str, ...]) -> bool:
         """Whether a module's text holds one of `words` (read once per module and words)."""
         key = (self._resolved(path), words)
@@ -702,7 +707,7 @@ class ProjectContext:
         self.project.adopt(self.path, module)
         found = []
         for path in self.project.importers().get(cls.name, ())[:MAX_CALLER_FILES]:
-            other = self.project.model(path) if self.project._resolved(path) != self.path else None
+            other = self.project.model(path) if path.resolve() != self.path else None
             for candidate in other.classes.values() if other is not None else ():
                 if any(base is cls for _, base in base_classes(other, candidate)):
                     self._note(path)
@@ -918,9 +923,9 @@ class ProjectContext:
         """The module, and for a package's `__init__` the project modules it imports (what
         `from model import U2NET` re-exports)."""
         yield path
-        data = self.project._read(path) if path.name == "__init__.py" else None
-        if data is not None:
-            yield from (module for module, _ in self._imported_modules(data.decode("utf-8", "replace"), path))
+        text = self.project.text(path) if path.name == "__init__.py" else None
+        if text is not None:
+            yield from (module for module, _ in self._imported_modules(text, path))
 
     def _imported_modules(self, text: str, importer: Path | None = None):
         """(project file, names inside it) of each import of `text` (the checked file's, or

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_of_scope, constructor, module_forwards, resolve_callee
-from gradlint.model.frames import parameter_names
+from gradlint.model.callees import RETURNS_SELF, CallContext, class_of_scope, constructor, module_forwards, resolve_callee
+from gradlint.model.frames import passed_for
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -83,19 +83,11 @@ class Values:
         all compute it with the same function (`loss_function(recon_batch, ...)`, `recon_batch`
         from a VAE whose decoder ends in a sigmoid). Reported without a fix: the activation is
         applied where the callers are."""
-        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or name.id not in parameter_names(scope):
-            return None
-        if self.model.scope(scope).before(name.id, line):
-            return None
-        found = []
-        for call, context in callers(self.model, scope):
-            bound = self.model.parents.enclosing_class(scope) if isinstance(call.func, ast.Attribute) else None
-            argument = bind_arguments(Callee(self.model, scope, bound), call).get(name.id)
-            origin = context.module.values.origin(argument, context.scope, call.lineno, depth + 1) if argument is not None else None
-            if origin is None:
-                return None
-            found.append(origin)
-        if not found or len({o.function for o in found}) != 1:
+        found = [
+            module.values.origin(argument, caller_scope, call_line, depth + 1)
+            for module, argument, caller_scope, call_line in passed_for(self.model, scope, name, line) or ()
+        ]
+        if not found or None in found or len({o.function for o in found}) != 1:
             return None
         return replace(found[0], direct=False, whole=False)
 

@@ -119,9 +119,9 @@ def _backpropagated_here(loop) -> set[str]:
     for backward in loop.of(Kind.BACKWARD):
         source = backward.loss_source
         if source is not None and source.scope is loop.scope:
-            names.add(dotted(source.expr))
+            names.add(dotted(_scaled_term(source.expr)))  # `(loss / accum).backward()` runs on `loss`'s graph
         elif source is None and backward.site is None and backward.loss is not None:
-            names.add(dotted(backward.loss))
+            names.add(dotted(_scaled_term(backward.loss)))
     return names - {None}
 
 
@@ -144,13 +144,17 @@ def _running_sums(loop: ast.stmt, losses: set[str]):
 
 
 def _loss_term(value: ast.expr, losses: set[str]) -> ast.expr | None:
-    if dotted(value) in losses:
-        return value
+    term = _scaled_term(value)
+    return term if dotted(term) in losses else None
+
+
+def _scaled_term(value: ast.expr) -> ast.expr:
+    """`loss` of `loss / accum_steps` or `loss * x.size(0)`; else the value itself."""
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)):
         for term, other in ((value.left, value.right), (value.right, value.left)):
-            if dotted(term) in losses and _plain_number(other):
+            if dotted(term) and _plain_number(other):
                 return term
-    return None
+    return value
 
 
 def _plain_number(expr: ast.expr) -> bool:

@@ -8,7 +8,7 @@ from typing import Iterator
 from gradlint.fixplan import ReplaceExpression
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.events import STEPS
-from gradlint.model.guards import negated_source
+from gradlint.model.guards import negated_source, window_part
 from gradlint.model.prepared import accelerate_window, prepared_names, schedule_counts_micro_batches
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
@@ -159,11 +159,8 @@ class DroppedTailMicroBatches(LoopRule):
         if model.parents.scope_of(guard.node) is not loop.scope or tail.start not in (0, 1):
             return None
         counter = f"{tail.counter} + 1" if tail.start == 0 else tail.counter
-        test = guard.test
-        if guard.holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-            # `i % N == 0 and not skip`: the tail joins the window's test, the other conditions stay
-            windows = [v for v in test.values if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(v))]
-            test = windows[0] if len(windows) == 1 else test
+        # `i % N == 0 and not skip`: the tail joins the window's test, the other conditions stay
+        test = window_part(guard.test) if guard.holds else guard.test
         original = model.source(test)
         if guard.holds:  # the step's branch: also take it on the last micro-batch
             loose = isinstance(test, LOOSER_THAN_OR)
