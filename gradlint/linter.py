@@ -17,8 +17,15 @@ from gradlint.sources.python import PythonDocument
 from gradlint.suppression import SuppressionComments
 
 
-# a loop that steps or hands its optimizer to a helper (`loss_scaler(loss, optimizer)`)
-STEPS_SOMEHOW = re.compile(r"\.step\s*\(|zero_grad|optimi[sz]er|scaler")
+STEP_CALL = re.compile(r"\.step\s*\(")
+
+
+def _steps_somehow(text: str) -> bool:
+    """Whether a loop here may step, or hand its optimizer to a helper (`loss_scaler(loss,
+    optimizer)`): substring searches first (one pattern alternating them scans 7x slower)."""
+    return any(word in text for word in ("zero_grad", "optimizer", "optimiser", "scaler")) or (
+        ".step" in text and STEP_CALL.search(text) is not None
+    )
 
 
 class InternalError(Exception):
@@ -57,22 +64,24 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
         return matched[word]
 
     def may_fire(rule: Rule) -> bool:
+        # words first: a substring search is cheaper than any pattern, and most files spell none
+        spells_trigger = any(spelled(word) for word in rule.triggers)
+        if not spells_trigger and (not rule.triggers_through_imports or project is None):
+            return False
         pattern = rule.trigger_pattern
         if pattern not in matched:
-            matched[pattern] = pattern is None or pattern.search(doc.text) is not None
+            matched[pattern] = pattern is None or bool(pattern.search(doc.text))
         if not matched[pattern]:
             return False
-        if any(spelled(word) for word in rule.triggers):
+        if spells_trigger:
             return True
-        if not rule.triggers_through_imports or project is None:
-            return False
         if rule.triggers not in matched:  # the words spelled by a project module imported here
             matched[rule.triggers] = project.imports_spelling(doc.text, rule.triggers)
         return matched[rule.triggers]
 
     active = [r for r in rules if may_fire(r)]
     loop_rules = [r for r in rules if r.trigger_pattern is Rule.trigger_pattern and r not in active]
-    if loop_rules and STEPS_SOMEHOW.search(doc.text) and (
+    if loop_rules and _steps_somehow(doc.text) and (
         ("transformers" in doc.text and HF_TRAINING_STEP.search(doc.text))  # a transformers Trainer's loop, copied
         or (project is not None and project.imports_backward(doc.text))  # backward() in a project helper
     ):

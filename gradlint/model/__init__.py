@@ -14,7 +14,7 @@ from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import GRADIENT_WORDS, ImportTable, dotted
-from gradlint.model.spelling import call_starts, called_names, occurrences, spelled
+from gradlint.model.spelling import Words, call_starts, called_names, occurrences, spelled
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
 from gradlint.model.values import Values
@@ -36,8 +36,8 @@ HF_TRAINING_STEP = re.compile(r"\bself\.training_step\s*\(")  # a transformers T
 # File-level triggers of the loss-function rules (DESIGN §6): a file none of them matches is not
 # parsed for those rules; what is judged is read off the ast.
 LOG_CALL = spelled(["log"], r"\(")  # torch.log(p), p.log()
-CROSS_ENTROPY_CALL = re.compile(r"cross_entropy|CrossEntropyLoss")
-BCE_CALL = re.compile(r"binary_cross_entropy|BCEWithLogitsLoss|BCELoss")
+CROSS_ENTROPY_CALL = Words("cross_entropy", "CrossEntropyLoss")
+BCE_CALL = Words("binary_cross_entropy", "BCEWithLogitsLoss", "BCELoss")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field, replace
 from enum import Enum, auto
@@ -329,44 +330,15 @@ class EventWalker:
         return self.frame.module.may_hold_events(first, last) or self._names_ddp_parameter(first, last)
 
     def _names_ddp_parameter(self, first: int, last: int) -> bool:
-        """Whether the lines mention a parameter that is a DDP model only through what the
-        callers pass (the module-wide prefilter cannot know those names)."""
+        """Whether the lines mention a DDP model the module-wide prefilter cannot know: a
+        parameter that is one only through what the callers pass, or an attribute of `self`
+        that is one through a constructor's callers or a mixin's combining classes."""
         frame = self.frame
-        if frame.ddp_parameters is None:
-            if frame.caller is None and not frame.module.roles.named(Role.DDP_MODEL) and frame.module.project is None:
-                frame.ddp_parameters = set()  # no DDP model anywhere to be handed in
-            else:
-                names = {*(frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope))}
-                enclosing = frame.module.parents.scope_of(frame.scope)
-                if isinstance(frame.scope, FUNCTION_TYPES) and isinstance(enclosing, FUNCTION_TYPES):
-                    names |= parameter_names(enclosing)  # a closure reads the enclosing function's
-                frame.ddp_parameters = {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
-        lines = frame.module.lines[first - 1 : last]
-        if any(name in line for name in frame.ddp_parameters for line in lines):
-            return True
-        # `self.downstream.model(x)`: a field of a project object built around a DDP model here
-        fields = ddp_object_fields(frame.module, frame.cls) if frame.cls is not None else ()
-        if any(f"{field}(" in line for field in fields for line in lines):
-            return True
-        # `self.model(x)`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
-        # where the lines call it, since the answer means finding the constructor's callers
-        if frame.cls is None:
-            return False
-        if any(
-            any(f"self.{attribute}(" in line for line in lines) and constructor_role(frame.module, frame.cls, attribute) is Role.DDP_MODEL
-            for attribute in constructor_attributes(frame.module, frame.cls)
-        ):
-            return True
-        # `self.model(x)` in a mixin, wrapped in DDP by another base of the classes combining it,
-        # or `self._forward(batch)`, a method of the mixin that calls it
-        if not _defines(frame.module, frame.cls):
-            return False  # `self` is of a subclass in another module: its names are read there
-        called = {m.group(1) for line in lines for m in SELF_CALL.finditer(line)}
-        return any(
-            combined_role(frame.module, frame.cls, name) is Role.DDP_MODEL
-            or ((method := find_method(frame.module, frame.cls, name)) is not None and _calls_combined_ddp(method))
-            for name in called
-        )
+        if frame.ddp_lines is None:
+            frame.ddp_lines = _ddp_lines(frame)
+        lines = frame.ddp_lines
+        index = bisect.bisect_left(lines, first)
+        return index < len(lines) and lines[index] <= last
 
     def _accumulates_by_hand(self, accelerator: ast.expr, call: ast.Call) -> bool:
         """`accelerator.backward(loss)` is a plain backward when the code accumulates itself: the
@@ -660,6 +632,61 @@ class EventWalker:
         while root.caller is not None:
             root = root.caller
         return frame.caller is None or (frame.module is self.model and frame.cls in (None, root.cls))
+
+
+def _ddp_lines(frame: Frame) -> list[int]:
+    """The lines of the frame's function (or module) that name a DDP model only the frame can
+    see, found once per frame: the walk asks of every compound statement, nested ones again."""
+    module, cls = frame.module, frame.cls
+    parameters = _ddp_parameters(frame)
+    fields = ddp_object_fields(module, cls) if cls is not None else frozenset()
+    attributes = constructor_attributes(module, cls) if cls is not None else []
+    mixin = cls is not None and _defines(module, cls)
+    answers: dict[tuple[str, str], bool] = {}  # each attribute's role asked once, where called
+
+    def constructed_ddp(attribute: str) -> bool:
+        # `self.model(x)`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
+        # where a line calls it, since the answer means finding the constructor's callers
+        if ("constructor", attribute) not in answers:
+            answers["constructor", attribute] = constructor_role(module, cls, attribute) is Role.DDP_MODEL
+        return answers["constructor", attribute]
+
+    def combined_ddp(name: str) -> bool:
+        # `self.model(x)` in a mixin, wrapped in DDP by another base of the classes combining
+        # it, or `self._forward(batch)`, a method of the mixin that calls it
+        if ("combined", name) not in answers:
+            method = find_method(module, cls, name)
+            answers["combined", name] = combined_role(module, cls, name) is Role.DDP_MODEL or (
+                method is not None and _calls_combined_ddp(method)
+            )
+        return answers["combined", name]
+
+    def names_ddp(text: str) -> bool:
+        if any(name in text for name in parameters):
+            return True
+        # `self.downstream.model(x)`: a field of a project object built around a DDP model here
+        if any(f"{field}(" in text for field in fields):
+            return True
+        if any(f"self.{attribute}(" in text and constructed_ddp(attribute) for attribute in attributes):
+            return True
+        # `self` of a subclass in another module: its names are read there
+        return mixin and any(combined_ddp(m.group(1)) for m in SELF_CALL.finditer(text))
+
+    scope = frame.scope
+    first, last = (1, len(module.lines)) if isinstance(scope, ast.Module) else (scope.lineno, scope.end_lineno)
+    return [number for number in range(first, last + 1) if names_ddp(module.lines[number - 1])]
+
+
+def _ddp_parameters(frame: Frame) -> set[str]:
+    """Parameters of the frame's function (and of the function enclosing a closure) that are
+    DDP models through what the callers pass."""
+    if frame.caller is None and not frame.module.roles.named(Role.DDP_MODEL) and frame.module.project is None:
+        return set()  # no DDP model anywhere to be handed in
+    names = {*(frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope))}
+    enclosing = frame.module.parents.scope_of(frame.scope)
+    if isinstance(frame.scope, FUNCTION_TYPES) and isinstance(enclosing, FUNCTION_TYPES):
+        names |= parameter_names(enclosing)  # a closure reads the enclosing function's
+    return {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
 
 
 def _calls_combined_ddp(callee) -> bool:

@@ -33,7 +33,7 @@ class Frame:
     arguments: dict[str, ast.expr] = field(default_factory=dict)  # parameter -> caller's argument
     caller: "Frame | None" = None
     call: ast.Call | None = None  # the call in `caller` that runs this frame
-    ddp_parameters: set[str] | None = None  # parameters that are DDP models (computed on use)
+    ddp_lines: list[int] | None = None  # lines naming a DDP model only this frame knows (on use)
 
     @property
     def context(self) -> CallContext:

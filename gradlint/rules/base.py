@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterator
 from gradlint.diagnostics import Span
 from gradlint.fixplan import Applicability, FixPlan, Operation
 from gradlint.model import BACKWARD_CALL
+from gradlint.model.spelling import Words
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel, TrainingLoop
@@ -31,7 +32,7 @@ class Rule:
     # A file containing none of these words cannot trigger the rule and is not parsed for it;
     # where the words are there, `trigger_pattern` (if any) must match too.
     triggers: ClassVar[tuple[str, ...]] = ("backward",)
-    trigger_pattern: ClassVar[re.Pattern | None] = BACKWARD_CALL
+    trigger_pattern: ClassVar[re.Pattern | Words | None] = BACKWARD_CALL
     # True: the words may be spelled by a project module this file imports instead (the
     # softmax ending a model's forward in models.py, the loss taken on its output here).
     triggers_through_imports: ClassVar[bool] = False
