@@ -24,6 +24,9 @@ NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accu
 # The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
 # which leaves each rank's loss as large as before, so it does not divide by the window.
 PROCESS_COUNT_NAMES = frozenset({"world_size", "num_gpus", "n_gpu", "n_gpus", "ngpus", "num_processes", "num_replicas"})
+BATCH_SIZE_WORDS = frozenset({"batch", "bs", "runt"})
+WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "accum", "accumulated", "world", "all"})
+WINDOW_PART_WORDS = frozenset({"micro", "microbatch", "mb", "chunk", "sub", "piece", "shard", "slice"})
 CONCATENATIONS = frozenset({"cat", "stack", "concat"})
 OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
 
@@ -59,7 +62,7 @@ class _Analysis:
                 if self.running_counter(right, scope):
                     self.counters.append(right)
                     return self.expr(left, scope, line, depth + 1)
-                if self.counts_processes(right, scope, line, depth):
+                if self.counts_processes(right, scope, line, depth) or self.corrects_partial_batch(right, scope, line):
                     return self.expr(left, scope, line, depth + 1)
                 return True
             case ast.BinOp(op=ast.Mult(), left=left, right=right) if _is_weight_literal(left) or _is_weight_literal(right):
@@ -70,6 +73,9 @@ class _Analysis:
                 if _is_count(factor):  # `loss * 2`, `loss.mean() * targets.size(1)`: scaled up
                     at_least_one = not _is_int_literal(factor) or factor.value >= 1
                     return False if at_least_one and self.expr(value, scope, line, depth + 1) is False else None
+                if self.corrects_partial_batch(left, scope, line) or self.corrects_partial_batch(right, scope, line):
+                    scaled = right if self.corrects_partial_batch(left, scope, line) else left
+                    return self.expr(scaled, scope, line, depth + 1)  # the batch's share, not the window's
                 if _is_loss_weight(left) or _is_loss_weight(right):
                     weighed = right if _is_loss_weight(left) else left
                     return self.expr(weighed, scope, line, depth + 1)  # the weight does not divide
@@ -221,6 +227,17 @@ class _Analysis:
         is_parameter = scope is not None and any(a.arg == expr.id for a in _parameters(scope))
         return self.caller[0].get(expr.id) if is_parameter else None
 
+    def corrects_partial_batch(self, factor: ast.expr, scope: ast.AST, line: int) -> bool:
+        """`batch_size / x.shape[0]`, `batch["runt_size"] / args.batch_size`, or a name given such
+        a ratio: it weighs a short batch by its share of a full one (1 for full batches), so it
+        does not divide by the window's length."""
+        name = dotted(factor) if isinstance(factor, ast.Name) else None
+        if name is not None:
+            earlier = self.model.scope(scope).before(name, line)
+            values = [s.value for s in earlier if isinstance(s, ast.Assign)]
+            return bool(earlier) and len(values) == len(earlier) and all(_is_batch_size_ratio(v) for v in values)
+        return _is_batch_size_ratio(factor)
+
     def running_counter(self, divisor: ast.expr, scope: ast.AST) -> bool:
         """A name the code counts up one by one (`accum_n_steps += 1`): dividing by it weighs
         the window's micro-batches 1, 1/2, 1/3 ... instead of dividing each by the window's length."""
@@ -356,6 +373,41 @@ def _is_count(expr: ast.expr) -> bool:
         case ast.Subscript(value=ast.Attribute(attr="shape")):
             return True
     return _is_int_literal(expr)
+
+
+def _is_batch_size_ratio(expr: ast.expr) -> bool:
+    """A configured batch size against the current batch's (`args.batch_size / x.shape[0]`,
+    `batch["runt_size"] / bs`). Not two measured sizes (`micro.shape[0] / batch.shape[0]`: a
+    slice's share of the batch it was cut from, which is the window) nor a micro-batch's or a
+    window's size (`x.size(0) / total_batch_size`): those divide by the window."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div)):
+        return False
+    kinds = [_batch_size_kind(side) for side in (expr.left, expr.right)]
+    return None not in kinds and "named" in kinds
+
+
+def _batch_size_kind(expr: ast.expr) -> str | None:
+    """"measured" (`x.size(0)`, `x.shape[0]`, `len(batch)`), "named" (`args.batch_size`, `bs`,
+    `batch["runt_size"]`) or None: not the size of one batch, or of a part of the window or
+    the whole of it (`micro.shape[0]`, `total_batch_size`)."""
+    match expr:
+        case ast.Call(func=ast.Attribute(value=measured, attr="size"), args=[ast.Constant(value=0)]):
+            return "measured" if not _words(measured) & WINDOW_PART_WORDS else None
+        case ast.Call(func=ast.Name(id="len"), args=[measured]) | ast.Subscript(
+            value=ast.Attribute(value=measured, attr="shape"), slice=ast.Constant(value=0)
+        ):
+            return "measured" if not _words(measured) & WINDOW_PART_WORDS else None
+        case ast.Subscript(slice=ast.Constant(value=str(key))):
+            words = set(key.lower().split("_"))
+        case _:
+            words = _words(expr)
+    named = words & BATCH_SIZE_WORDS and ("size" in words or "bs" in words)
+    return "named" if named and not words & (WINDOW_TOTAL_WORDS | WINDOW_PART_WORDS) else None
+
+
+def _words(expr: ast.expr) -> set[str]:
+    """The words of the last part of a name (`args.micro_batch_size` -> micro, batch, size)."""
+    return set((dotted(expr) or "").rsplit(".", 1)[-1].lower().split("_"))
 
 
 def _is_int_literal(expr: ast.expr) -> bool:

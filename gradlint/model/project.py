@@ -138,7 +138,7 @@ class Project:
     def module_file(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
         """The project file a name imported as (`module`, `level`) followed by `names` lives in,
         and the names left inside that file: the longest module path that is a file wins."""
-        key = (importer.parent, module, level, tuple(names))
+        key = (os.path.dirname(str(importer)), module, level, tuple(names))  # no Path made per ask
         if key not in self._located:
             self._located[key] = self._locate(importer, module, level, names)
         return self._located[key]
@@ -649,6 +649,7 @@ class ProjectContext:
         self.searched = False  # a question was asked of every project file (callers, definitions)
         self._located: dict[str, tuple[Path, list[str]] | None] = {}
         self._heads: dict[str, bool] = {}
+        self._imports: dict[tuple[Path | None, str], list[tuple[Path, list[str]]]] = {}
 
     @cached_property
     def path(self) -> Path:
@@ -927,9 +928,15 @@ class ProjectContext:
         if text is not None:
             yield from (module for module, _ in self._imported_modules(text, path))
 
-    def _imported_modules(self, text: str, importer: Path | None = None):
+    def _imported_modules(self, text: str, importer: Path | None = None) -> list[tuple[Path, list[str]]]:
         """(project file, names inside it) of each import of `text` (the checked file's, or
-        `importer`'s) that is a project module."""
+        `importer`'s) that is a project module; read once per text (several triggers ask)."""
+        key = (importer, text)
+        if key not in self._imports:
+            self._imports[key] = list(self._read_imports(text, importer))
+        return self._imports[key]
+
+    def _read_imports(self, text: str, importer: Path | None):
         for match in IMPORT_LINE.finditer(text):
             module, parenthesized, names, plain = match.groups()
             names = parenthesized or names

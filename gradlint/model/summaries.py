@@ -22,7 +22,7 @@ from gradlint.model.spelling import called_heads
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
-FORMAT = 2  # bump when the shape of a summary changes: cached summaries of another shape are ignored
+FORMAT = 3  # bump when the shape of a summary changes: cached summaries of another shape are ignored
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPOUND = (*FUNCTIONS, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 MAX_CALL_SITES = 256  # call sites recorded per module
@@ -183,11 +183,14 @@ def _arguments(call: ast.Call):
 
 
 def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
-    """Calls of imported names, with the roles of their arguments (the caller index). Only
-    statements on lines that spell an imported name before a call or an attribute are read."""
+    """Calls of imported names, with the roles of their arguments (the caller index), and calls
+    of methods of objects made by one (`opt = TrainerOptimizer(...)`, then `opt.step(loss)`),
+    recorded as `TrainerOptimizer.step`. Only statements on lines that spell such a name
+    before a call or an attribute are read."""
     if not imports:
         return
-    lines = sorted({model.line_at(offset) for head, offset in called_heads(model.text) if head in imports})
+    instances = {name for (_, name), made in _assigned_calls(model).items() if any(_imported_head(c, imports) for _, c in made)}
+    lines = sorted({model.line_at(offset) for head, offset in called_heads(model.text) if head in imports or head in instances})
     sites = 0
     for stmt in model.statements:
         if isinstance(stmt, COMPOUND) or sites >= MAX_CALL_SITES:
@@ -196,10 +199,28 @@ def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
         if index == len(lines) or lines[index] > stmt.end_lineno:
             continue
         for call in (n for n in ast.walk(stmt) if isinstance(n, ast.Call)):
-            callee = dotted(call.func)
-            if callee is not None and callee.split(".")[0] in imports and sites < MAX_CALL_SITES:
+            callee = _imported_callee(model, stmt, call, imports, instances)
+            if callee is not None and sites < MAX_CALL_SITES:
                 sites += 1
                 yield _call_site(model, stmt, call, callee)
+
+
+def _imported_callee(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, imports: dict[str, Import], instances: set[str]) -> str | None:
+    """The call's callee through an imported name, as written or through the object's maker."""
+    callee = dotted(call.func)
+    if callee is None:
+        return None
+    head, _, method = callee.partition(".")
+    if head in imports:
+        return callee
+    if head not in instances or not method or "." in method:
+        return None
+    maker = argument_producer(model, stmt, ast.Name(head, ast.Load()))
+    return f"{maker}.{method}" if _imported_head(maker, imports) else None
+
+
+def _imported_head(callee: str | None, imports: dict[str, Import]) -> bool:
+    return callee is not None and callee.split(".")[0] in imports
 
 
 def _call_site(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, callee: str) -> CallSite:

@@ -1197,3 +1197,58 @@ def test_a_sigmoid_in_a_package_module_reaches_a_loss_function_given_the_outputs
     run = gradlint("check", "--no-cache", "--format", "concise", "train.py")
     assert codes(run) == [("train.py", "GL503")] * 3, run
     assert "[*]" not in run.stdout  # the sigmoid is applied in model/nets.py: no fix here
+
+
+ACCUMULATING_OPTIMIZER = """
+import torch
+from torch.cuda.amp import GradScaler
+
+
+class AccumulatingOptimizer:
+    \"\"\"Backward on every call, an update every `grad_accum` calls.\"\"\"
+
+    def __init__(self, params, lr, grad_accum=4, amp=True):
+        self.optimizer = torch.optim.AdamW(params, lr=lr)
+        self.scaler = GradScaler(enabled=amp)
+        self.grad_accum = grad_accum
+
+    def step(self, loss, global_step):
+        self.scaler.scale(loss).backward()
+        if (global_step + 1) % self.grad_accum == 0:
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+            self.optimizer.zero_grad(set_to_none=True)
+"""
+
+TRAIN_WITH_OPTIMIZER_OBJECT = """
+import torch.nn.functional as F
+
+from training.optim import AccumulatingOptimizer
+
+
+def main(model, loader, args):
+    trainer_optimizer = AccumulatingOptimizer(model.parameters(), args.lr, grad_accum=args.grad_accum)
+    global_step = 0
+    for epoch in range(args.epochs):
+        for batch in loader:
+            loss = F.mse_loss(model(batch["x"]), batch["y"])
+            if batch["runt_size"] > 0:
+                loss = loss * (batch["runt_size"] / args.batch_size)
+            trainer_optimizer.step(LOSS, global_step)
+            global_step += 1
+"""
+
+
+def test_a_method_of_an_object_made_in_another_module_knows_its_callers(workdir, gradlint):
+    """The loss reaches the step function through `trainer_optimizer.step(loss, ...)` in train.py,
+    an object of a class imported from the project: the method is judged with what the caller
+    passes (a short batch's share of a full one does not divide by the window)."""
+    project(workdir, {
+        "training/__init__.py": "",
+        "training/optim.py": ACCUMULATING_OPTIMIZER,
+        "train.py": TRAIN_WITH_OPTIMIZER_OBJECT.replace("LOSS", "loss"),
+    })
+    run = check(gradlint, "--no-cache", ".")
+    assert codes(run) == [("optim.py", "GL201")], run
+    (workdir / "train.py").write_text(textwrap.dedent(TRAIN_WITH_OPTIMIZER_OBJECT.replace("LOSS", "loss / args.grad_accum")))
+    assert codes(check(gradlint, "--no-cache", ".")) == []

@@ -43,6 +43,13 @@ def verdict(body: str):
         "losses = crit(model(x), y)\nscale = 1.0 / accum\nloss = (losses * scale).mean()\nloss.backward()\n",
         # the window and the ranks together
         "loss = crit(model(x), y) / (accum * dist.get_world_size())\nloss.backward()\n",
+        # a micro-batch's share of the window's total batch: divided by the window after all
+        "loss = crit(model(x), y) / (args.total_batch_size / x.size(0))\nloss.backward()\n",
+        "loss = crit(model(x), y) * (x.shape[0] / global_batch_size)\nloss.backward()\n",
+        # a slice's share of the batch it was cut from (the window): measured, or a micro-batch's
+        "loss = crit(model(micro), y) * (micro.shape[0] / batch.shape[0])\nloss.backward()\n",
+        "loss = crit(model(micro), y) * (micro.shape[0] / self.batch_size)\nloss.backward()\n",
+        "loss = crit(model(x), y) * (args.micro_batch_size / args.batch_size)\nloss.backward()\n",
     ],
 )
 def test_normalized(body):
@@ -72,6 +79,10 @@ def test_normalized(body):
         "loss = crit(model(x), y).div(args.world_size)\nloss.backward()\n",
         # a counter of the window's micro-batches so far weighs them 1, 1/2, 1/3 ...
         "micro = 0\nmicro += 1\nloss = crit(model(x), y) / micro\nloss.backward()\n",
+        # a short batch weighed by its share of a full one: 1 for every full batch
+        "loss = crit(model(x), y)\nloss = loss / (args.train_batch_size / x.shape[0])\nloss.backward()\n",
+        "loss = crit(model(x), y) * (len(batch) / bs)\nloss.backward()\n",
+        "loss = crit(model(x), y)\nif batch['runt_size'] > 0:\n    share = batch['runt_size'] / args.batch_size\n    loss = loss * share\nloss.backward()\n",
     ],
 )
 def test_visibly_not_normalized(body):
