@@ -1,5 +1,6 @@
 """What the loop around a training loop does before it: an epoch loop that steps a scheduler
-before the epoch's optimizer steps (GL106's epoch-level shape)."""
+before the epoch's optimizer steps (GL106's epoch-level shape), or a function its callers run
+once per epoch that steps one before its training loop."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, class_of_scope, own_schedule
+from gradlint.model.callees import CallContext, callers, class_of_scope, own_schedule
+from gradlint.model.events import STEPS, Kind, unit_events
 from gradlint.model.roles import Role
 
 if TYPE_CHECKING:
@@ -21,6 +23,8 @@ class EarlySchedulerStep:
     call: ast.Call  # `scheduler.step()`, no argument
     stmt: ast.stmt  # the statement of the epoch loop's body that holds it
     training: ast.stmt  # the statement of the same body that holds the training loop
+    # a function run once per epoch: a caller's module and the loop calling it there
+    per_epoch_call: tuple["ModuleModel", ast.stmt] | None = None
 
 
 def scheduler_steps_before_training(model: "ModuleModel", loop: "TrainingLoop") -> list[EarlySchedulerStep]:
@@ -31,7 +35,7 @@ def scheduler_steps_before_training(model: "ModuleModel", loop: "TrainingLoop") 
     chain = model.parents.chain(loop.node)
     outer_index = next((i for i, s in enumerate(chain[1:], 1) if isinstance(s, LOOPS)), None)
     if outer_index is None:
-        return []
+        return _at_start_of_epoch_function(model, loop, chain[-1])
     outer, holder = chain[outer_index], chain[outer_index - 1]
     if model.parents.block.get(holder) is not outer.body:
         return []
@@ -48,3 +52,47 @@ def scheduler_steps_before_training(model: "ModuleModel", loop: "TrainingLoop") 
             if role is Role.SCHEDULER and not node.args and not node.keywords and not own_schedule(model, node.func.value, context):
                 found.append(EarlySchedulerStep(node, stmt, holder))
     return found
+
+
+def _at_start_of_epoch_function(model: "ModuleModel", loop: "TrainingLoop", holder: ast.stmt) -> list[EarlySchedulerStep]:
+    """`def train_one_epoch(...): scheduler.step()` and then the batch loop, in a function that
+    every caller runs inside a loop (once per epoch): the first epoch's scheduler step comes
+    before any optimizer step, as in an epoch loop's body."""
+    function = model.parents.scope_of(loop.node)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or model.parents.block.get(holder) is not function.body:
+        return []
+    events = unit_events(model, function)
+    start = min((e.order for e in events if any(l is loop.node for l in e.loops)), default=None)
+    if start is None:
+        return []
+    before = [e for e in events if e.order < start]
+    if any(e.kind in STEPS for e in before):
+        return []  # something steps first: the scheduler may well be meant for it
+    early = [
+        e for e in before
+        if e.kind is Kind.SCHED_STEP and not e.loops and not e.inlined and not e.own_schedule
+        and not e.node.args and not e.node.keywords
+    ]
+    call = _per_epoch_call(model, function) if early else None
+    if call is None:
+        return []
+    statements = function.body[: function.body.index(holder)]
+    return [
+        EarlySchedulerStep(e.node, stmt, holder, call)
+        for e in early for stmt in statements if _holds(stmt, e.node)
+    ]
+
+
+def _per_epoch_call(model: "ModuleModel", function: ast.AST) -> tuple["ModuleModel", ast.stmt] | None:
+    """(caller's module, its loop) calling `function`, when every caller calls it in a loop."""
+    found = callers(model, function)
+    looped = [
+        (context.module, loop) for _, context in found if context.statement is not None
+        for loop in [next((s for s in context.module.parents.chain(context.statement)[1:] if isinstance(s, LOOPS)), None)]
+        if loop is not None
+    ]
+    return looped[0] if found and len(looped) == len(found) else None
+
+
+def _holds(stmt: ast.stmt, node: ast.AST) -> bool:
+    return stmt.lineno <= node.lineno and node.end_lineno <= stmt.end_lineno

@@ -150,8 +150,17 @@ class SchedulerBeforeStep(LoopRule):
         step = loop.of(*STEPS)[0]
         for early in scheduler_steps_before_training(model, loop):
             scheduler = model.source(early.call.func.value)
+            if early.per_epoch_call is None:
+                start = "at the start of every epoch"
+            else:
+                caller, epochs = early.per_epoch_call
+                where = f" of {caller.project.path.name}" if caller is not model and caller.project else ""
+                start = (
+                    f"at the start of `{model.parents.scope_of(early.stmt).name}`, which the loop at line "
+                    f"{epochs.lineno}{where} runs once per epoch,"
+                )
             message = (
-                f"`{scheduler}.step()` runs at the start of every epoch, before the epoch's "
+                f"`{scheduler}.step()` runs {start} before the epoch's "
                 f"{code(model, step)} calls: each epoch trains with the learning rate meant for the "
                 "next one, and the schedule's first value is never used"
             )
