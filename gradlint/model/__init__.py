@@ -13,7 +13,7 @@ from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
-from gradlint.model.names import GRADIENT_WORDS, ImportTable, dotted
+from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, ImportTable, dotted
 from gradlint.model.spelling import Words, call_starts, called_names, occurrences, spelled
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
@@ -67,7 +67,14 @@ class ModuleModel:
 
     @cached_property
     def imports(self) -> ImportTable:
-        return ImportTable(self.statements)
+        return ImportTable(self.statements, self._star_origin)
+
+    def _star_origin(self, name: str) -> str | None:
+        """`name` as a star import brings it (`model.train_test`), unless the module binds it
+        itself or it is a builtin."""
+        if self.project is None or name in BUILTIN_NAMES or name in self.functions or name in self.classes:
+            return None
+        return self.project.through_star(self, name)
 
     @cached_property
     def roles(self) -> Roles:

@@ -69,6 +69,10 @@ class ProjectResolver(Protocol):
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
         """Roles, by position, of what an imported function returns (() when unknown)."""
 
+    def through_star(self, module: "ModuleModel", name: str) -> str | None:
+        """`model.name` for a name `from model import *` brings into `module`, when the project
+        module `model` defines (or imports) it."""
+
 
 def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
     """The function `call` runs, when the model can tell; None otherwise."""
@@ -223,7 +227,7 @@ def module_forwards(module: "ModuleModel", call: ast.Call, context: CallContext)
 def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context: CallContext) -> Callee | None:
     """`trainer.backward(loss)` where `trainer = MixedPrecisionTrainer(...)` (also an
     attribute of `self`, or a parameter every caller passes one for)."""
-    if isinstance(owner, ast.Name) and owner.id in module.imports.aliases:
+    if isinstance(owner, ast.Name) and module.imports.origin(owner.id) is not None:
         return None  # a module or class imported by name, not an instance
     # `batch.to(device)`, `model.train()`: not worth asking every caller what it passes
     follow = _may_touch_gradients(module, name)
@@ -351,7 +355,7 @@ def _imported(module: "ModuleModel", func: ast.expr) -> Callee | None:
     if project is None:
         return None
     name = dotted(func)
-    if name is None or name.partition(".")[0] not in module.imports.aliases:
+    if name is None or module.imports.origin(name.partition(".")[0]) is None:
         return None  # not a name the module imported
     # the same call is resolved by every walk that reaches it
     return module.memo(("imported", id(func)), lambda: project.function(module, module.imports.qualname(func)))

@@ -137,7 +137,7 @@ def _helper(module: "ModuleModel", call: ast.Call, scope: ast.AST, cls: ast.Clas
     if local is not None:
         return module, local
     name = dotted(call.func)
-    if name is None or name.partition(".")[0] not in module.imports.aliases:
+    if name is None or module.imports.origin(name.partition(".")[0]) is None:
         return None
     callee = resolve_callee(module, call, CallContext(module, scope))
     return (callee.module, callee.function) if callee is not None else None

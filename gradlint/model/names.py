@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import builtins
+from collections.abc import Callable
 
+BUILTIN_NAMES = frozenset(dir(builtins))
 # Words without which code holds no gradient event (a prefilter before the ast is read).
 GRADIENT_WORDS = ("backward", "step", "grad", "clip", "sync", "scale", "accumulate", "allreduce")
 
@@ -27,10 +30,13 @@ def dotted(expr: ast.AST) -> str | None:
 
 
 class ImportTable:
-    """Local name -> qualified name, from every import statement of the module (one pass)."""
+    """Local name -> qualified name, from every import statement of the module (one pass);
+    `from model import *` adds the names the project module `model` defines, on first use
+    (`star_origin` reads them: the table alone cannot)."""
 
-    def __init__(self, statements: list[ast.stmt]):
+    def __init__(self, statements: list[ast.stmt], star_origin: Callable[[str], str | None] | None = None):
         self.aliases: dict[str, str] = {}
+        self.stars: list[str] = []  # modules imported with `*`, relative ones with their dots
         for node in statements:
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -44,7 +50,22 @@ class ImportTable:
                 module = "." * node.level + (node.module or "")
                 separator = "." if node.module else ""
                 for alias in node.names:
-                    self.aliases[alias.asname or alias.name] = f"{module}{separator}{alias.name}"
+                    if alias.name == "*":
+                        self.stars.append(module)
+                    else:
+                        self.aliases[alias.asname or alias.name] = f"{module}{separator}{alias.name}"
+        self._star_origin = star_origin if self.stars else None
+        self._through_stars: dict[str, str | None] = {}
+
+    def origin(self, head: str) -> str | None:
+        """What a name was imported as: by an import naming it, or by a star import of a
+        module that defines it; None for a name not imported."""
+        resolved = self.aliases.get(head)
+        if resolved is None and self._star_origin is not None:
+            if head not in self._through_stars:
+                self._through_stars[head] = self._star_origin(head)
+            resolved = self._through_stars[head]
+        return resolved
 
     def qualname(self, expr: ast.AST) -> str | None:
         """The dotted name of `expr` with its first segment resolved through the imports."""
@@ -52,5 +73,5 @@ class ImportTable:
         if name is None:
             return None
         head, _, rest = name.partition(".")
-        resolved = self.aliases.get(head, head)
+        resolved = self.origin(head) or head
         return f"{resolved}.{rest}" if rest else resolved

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 from gradlint.model.names import dotted
 from gradlint.model.spelling import CALLED_NAME_BYTES, call_starts, called_names
-from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, ModuleSummary, argument_producer, summarize
+from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -304,8 +304,10 @@ class Project:
         through `importer`'s imports (a summary's); None for anything outside the project."""
         head, *rest = name.split(".")
         imported = imports.get(head)
-        if imported is None or depth > MAX_REEXPORTS:
+        if depth > MAX_REEXPORTS:
             return None
+        if imported is None:
+            return self._through_stars(importer, imports, head, rest, depth)
         names = ([imported.name] if imported.name else []) + rest
         if not imported.name and not imported.level:  # `import pkg.engine as e`: the module itself
             located = self.module_file(importer, imported.module, 0, rest)
@@ -323,8 +325,19 @@ class Project:
         symbol = module.symbol(inner)
         if symbol is not None:
             return Symbol(self._resolved(path), tuple(inner), symbol)
-        if inner[0] in module.imports:  # re-exported: `from .engine import train_one_epoch`
-            return self.resolve(path, module.imports, ".".join(inner), depth + 1)
+        # re-exported: `from .engine import train_one_epoch`, or `from .engine import *`
+        return self.resolve(path, module.imports, ".".join(inner), depth + 1)
+
+    def _through_stars(self, importer: Path, imports: dict, head: str, rest: list[str], depth: int) -> Symbol | None:
+        """`head` as a star import of `importer` brings it: the first star-imported project
+        module that defines (or itself imports) the name."""
+        for star in star_imports(imports):
+            located = self.module_file(importer, star.module, star.level, [head])
+            if located is None or located[1] != [head]:
+                continue
+            summarized = self.summary(located[0])
+            if summarized is not None and (summarized[1].symbol([head]) or head in summarized[1].imports):
+                return self.resolve(importer, {head: Import(star.module, star.level, head)}, ".".join([head, *rest]), depth + 1)
         return None
 
     def package_binding(self, module: Path) -> tuple[Path, list[str]] | None:
@@ -428,7 +441,7 @@ class Project:
             module = summarized[1]
             for site in module.calls:
                 head, _, rest = site.callee.partition(".")
-                spelled = rest.rsplit(".", 1)[-1] if rest else module.imports[head].name
+                spelled = rest.rsplit(".", 1)[-1] if rest else module.imports[head].name if head in module.imports else head
                 if spelled != last:
                     continue
                 symbol = self.resolve(candidate, module.imports, site.callee)
@@ -720,7 +733,8 @@ class ProjectContext:
         the names of those functions in the modules (`backward_step` of `utils.backward_step`),
         and the gradient-touching methods of those classes (`optimize` of a trainer object)."""
         names = set()
-        for local, qualname in module.imports.aliases.items():
+        stars = [(None, star) for star in module.imports.stars]  # a module's names, brought by `*`
+        for local, qualname in [*module.imports.aliases.items(), *stars]:
             located = self._locate(module, qualname)
             if located is None:
                 continue
@@ -730,7 +744,8 @@ class ProjectContext:
                 names |= touching
             if touching if not inner else inner[0] in touching:
                 self._note(path)
-                names.add(local)
+                if local is not None:
+                    names.add(local)
                 if inner:  # `trainer.optimize(opt)` on an instance of an imported class
                     names |= self.project.gradient_methods(path, inner[0])
         return names | self._gradient_object_parameters(module, names)
@@ -875,6 +890,21 @@ class ProjectContext:
                 self._located[qualname] = self.project.module_file(self.path, "", level, parts)
         return self._located[qualname]
 
+    def through_star(self, module: "ModuleModel", name: str) -> str | None:
+        """`model.name` for a name `from model import *` brings into `module`, when the project
+        module `model` defines (or imports) it; the modules read are noted either way."""
+        for star in module.imports.stars:
+            located = self._locate(module, f"{star}.{name}")
+            if located is None or located[1] != [name]:
+                continue
+            summarized = self.project.summary(located[0])
+            if summarized is None:
+                continue
+            self._note(located[0])
+            if summarized[1].symbol([name]) is not None or name in summarized[1].imports:
+                return f"{star}.{name}"
+        return None
+
     def _in_project(self, head: str) -> bool:
         if head not in self._heads:  # `torch` of `torch.cat`, asked for every call assigned
             self._heads[head] = self.project.may_hold_top_level(self.path, head)
@@ -894,7 +924,7 @@ class ProjectContext:
         self._note(path)
         node = target.functions.get(inner[0]) or target.classes.get(inner[0])
         if node is None:
-            alias = target.imports.aliases.get(inner[0])  # re-exported by a package's __init__
+            alias = target.imports.origin(inner[0])  # re-exported by a package's __init__
             if alias is None or depth >= MAX_REEXPORTS:
                 return None
             return target.project._definition(target, ".".join([alias, *inner[1:]]), depth + 1)

@@ -16,7 +16,7 @@ import bisect
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gradlint.model.names import dotted
+from gradlint.model.names import BUILTIN_NAMES, dotted
 from gradlint.model.spelling import called_heads
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ FORMAT = 3  # bump when the shape of a summary changes: cached summaries of anot
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPOUND = (*FUNCTIONS, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 MAX_CALL_SITES = 256  # call sites recorded per module
+STAR = "*"  # the key prefix of a star import among a summary's imports
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,14 @@ def read_imports(statements: list[ast.stmt]) -> dict[str, Import]:
             for alias in node.names:
                 if alias.name != "*":
                     found[alias.asname or alias.name] = Import(node.module or "", node.level, alias.name)
+                else:  # keyed by what no name can be: resolved against the module's names later
+                    found[STAR + "." * node.level + (node.module or "")] = Import(node.module or "", node.level, alias.name)
     return found
+
+
+def star_imports(imports: dict[str, Import]) -> list[Import]:
+    """The `from module import *` of a module's imports."""
+    return [imported for key, imported in imports.items() if key.startswith(STAR)]
 
 
 def _params(function: ast.FunctionDef) -> tuple[str, ...]:
@@ -190,6 +198,11 @@ def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
     if not imports:
         return
     instances = {name for (_, name), made in _assigned_calls(model).items() if any(_imported_head(c, imports) for _, c in made)}
+    if star_imports(imports):  # a name the module neither binds nor imports by name may come from `*`
+        instances |= {
+            head for head, _ in called_heads(model.text)
+            if head not in BUILTIN_NAMES and head not in model.functions and head not in model.classes
+        }
     lines = sorted({model.line_at(offset) for head, offset in called_heads(model.text) if head in imports or head in instances})
     sites = 0
     for stmt in model.statements:
@@ -213,6 +226,8 @@ def _imported_callee(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, impor
     head, _, method = callee.partition(".")
     if head in imports:
         return callee
+    if head in instances and star_imports(imports) and not model.scope(model.parents.scope_of(stmt)).assignments.get(head):
+        return callee  # maybe brought by a star import: the project tells
     if head not in instances or not method or "." in method:
         return None
     maker = argument_producer(model, stmt, ast.Name(head, ast.Load()))

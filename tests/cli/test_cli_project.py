@@ -1252,3 +1252,21 @@ def test_a_method_of_an_object_made_in_another_module_knows_its_callers(workdir,
     assert codes(run) == [("optim.py", "GL201")], run
     (workdir / "train.py").write_text(textwrap.dedent(TRAIN_WITH_OPTIMIZER_OBJECT.replace("LOSS", "loss / args.grad_accum")))
     assert codes(check(gradlint, "--no-cache", ".")) == []
+
+
+def test_star_imports_reach_the_engine_and_the_helpers(workdir, gradlint):
+    """`from engine import *` in main.py (DDP made there, the accumulation loop in engine.py)
+    and `from utils import *` beside a loop calling a helper that backpropagates: the names a
+    star import brings resolve to the project module defining them, in both directions."""
+    project(workdir, {
+        "engine.py": ENGINE,
+        "main.py": MAIN_DDP.replace("from engine import train_one_epoch", "from engine import *"),
+        "models.py": "def build_model(args):\n    pass\n",
+    })
+    assert codes(check(gradlint, "--no-cache", ".")) == [("engine.py", "GL401")]
+    project(workdir, {"utils.py": UTILS, "train.py": TRAIN.replace("from utils import backward_step", "from utils import *")})
+    assert ("train.py", "GL201") in codes(check(gradlint, "--no-cache", "train.py"))
+    # a name the module binds itself is its own, whatever the star brings
+    local = TRAIN.replace("from utils import backward_step", "from utils import *\n\ndef backward_step(loss, model):\n    pass\n")
+    (workdir / "train.py").write_text(textwrap.dedent(local))
+    assert codes(check(gradlint, "--no-cache", "train.py")) == []

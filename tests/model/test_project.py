@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from gradlint.model.project import Project, ProjectContext, find_root
-from gradlint.model.summaries import ModuleSummary
+from gradlint.model.summaries import ModuleSummary, star_imports
 
 ENGINE = """
 import math
@@ -147,6 +147,34 @@ def test_src_layout_package_with_relative_imports_and_reexports(tmp_path):
     assert resolve(project, run, "wrap_model").summary.returns == ("ddp model",)
     helper = resolve(project, root / "src/trainer/engine.py", "utils.backward_step")
     assert helper.path == (root / "src/trainer/utils.py").resolve()
+
+
+def test_star_imports_resolve_to_the_module_defining_the_name(tmp_path):
+    """`from engine import *` brings engine's names; a package's `from .engine import *`
+    re-exports them; a name no star-imported module defines stays unknown."""
+    root = write(tmp_path, {
+        "pyproject.toml": "",
+        "engine.py": ENGINE,
+        "utils.py": UTILS,
+        "trainer/__init__.py": "from .loops import *\n",
+        "trainer/loops.py": ENGINE,
+        "main.py": """
+            from engine import *
+            from utils import *
+            import trainer
+            from trainer import train_step
+        """,
+    })
+    project = Project(root)
+    main = root / "main.py"
+    assert resolve(project, main, "train_one_epoch").path == (root / "engine.py").resolve()
+    assert resolve(project, main, "backward_step").path == (root / "utils.py").resolve()
+    assert resolve(project, main, "train_step").path == (root / "trainer/loops.py").resolve()
+    assert resolve(project, main, "trainer.evaluate").names == ("evaluate",)
+    assert resolve(project, main, "no_such_function") is None
+    summary = project.summary(main)[1]
+    assert [(i.module, i.name) for i in star_imports(summary.imports)] == [("engine", "*"), ("utils", "*")]
+    assert ModuleSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
 
 
 def test_a_root_folder_that_is_itself_the_package(tmp_path):
