@@ -91,7 +91,10 @@ class Accumulation:
         if self.inner_loop is not None:
             index = _loop_index(self.inner_loop)
             return self.inner_loop in event.loops and not any(_picks_one(g, index) for g in event.guards)
-        return not any(self._windows(g.boundary or g.inside_window) or _one_shot(g) for g in event.guards)
+        counters = self.guard.boundary.counters if self.guard is not None and self.guard.boundary else frozenset()
+        return not any(
+            self._windows(g.boundary or g.inside_window) or _one_shot(g) or _opens_window(g, counters) for g in event.guards
+        )
 
     def _windows(self, boundary: Boundary | None) -> bool:
         """A boundary of this window: on the counters the step's test counts (a resume's `epoch
@@ -477,6 +480,21 @@ def _one_shot(guard: Guard) -> bool:
         isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False
         and any(dotted(t) == flag for t in node.targets)
         for stmt in guard.node.body for node in ast.walk(stmt)
+    )
+
+
+def _opens_window(guard: Guard, counters: frozenset[str]) -> bool:
+    """`if self.accum_counter == 0:` on the window's counter (reset at the step): the window's
+    first micro-batch only, not every one."""
+    test = guard.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return guard.holds and dotted(test.operand) in counters
+    return (
+        guard.holds and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and any(
+            dotted(side) in counters and isinstance(other, ast.Constant) and other.value == 0
+            for side, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left))
+        )
     )
 
 

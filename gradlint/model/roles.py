@@ -92,11 +92,11 @@ class Roles:
                         built.append((targets, method))  # `self.model = self.parallel_model(...)`
                     elif qualname and model.project is not None:
                         elsewhere.append((targets, qualname))
-        for targets, function in built:
-            self._from_function(model, targets, function)
         for targets, qualname in elsewhere:  # `model = smart_DDP(model)` from utils/torch_utils.py
             returned = model.project.returned_roles(model, qualname)
             self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
+        for targets, function in built:  # after those: `return model` of a model one of them built
+            self._from_function(model, targets, function)
         for cls in model.classes.values():  # `self.model` read through `@property def model`
             for name, method in model.methods(cls).items():
                 if any(_names_property(d) for d in method.decorator_list):

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gradlint.model.names import BUILTIN_NAMES, dotted
+from gradlint.model.roles import Role, either
 from gradlint.model.spelling import called_heads
 
 if TYPE_CHECKING:
@@ -160,8 +162,8 @@ def _function(function: ast.FunctionDef, returns: dict[int, tuple[str | None, ..
 
 def _returns(model: "ModuleModel") -> dict[int, tuple[str | None, ...]]:
     """Per function (by id): roles of what it returns; a value returned with different roles
-    in different places is unknown, and so is everything of a function returning tuples of
-    different lengths."""
+    in different places is unknown (but see `_agreed`), and so is everything of a function
+    returning tuples of different lengths."""
     found: dict[int, list[tuple[str | None, ...]]] = {}
     for stmt in model.statements:
         if isinstance(stmt, ast.Return) and stmt.value is not None:
@@ -171,8 +173,15 @@ def _returns(model: "ModuleModel") -> dict[int, tuple[str | None, ...]]:
     result = {}
     for key, rows in found.items():
         if all(len(r) == len(rows[0]) for r in rows):
-            result[key] = tuple(column[0] if len(set(column)) == 1 else None for column in zip(*rows))
+            result[key] = tuple(_agreed(column) for column in zip(*rows))
     return result
+
+
+def _agreed(roles: tuple[str | None, ...]) -> str | None:
+    """The role of a value returned in several places: theirs when they agree, DDP when one is
+    a DDP model and the others have no role (`return model` when single-process), see `either`."""
+    combined = functools.reduce(either, (Role(r) if r else None for r in roles))
+    return combined.value if combined else None
 
 
 def _role_of_value(model: "ModuleModel", value: ast.expr) -> str | None:

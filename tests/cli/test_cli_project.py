@@ -1270,3 +1270,67 @@ def test_star_imports_reach_the_engine_and_the_helpers(workdir, gradlint):
     local = TRAIN.replace("from utils import backward_step", "from utils import *\n\ndef backward_step(loss, model):\n    pass\n")
     (workdir / "train.py").write_text(textwrap.dedent(local))
     assert codes(check(gradlint, "--no-cache", "train.py")) == []
+
+
+DDP_WHEN_DISTRIBUTED = """
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+def create_ddp_model(model, **kwargs):
+    \"\"\"DDP when there are several processes, the bare model otherwise.\"\"\"
+    if not dist.is_initialized() or dist.get_world_size() == 1:
+        return model
+    ddp = DistributedDataParallel(model, **kwargs)
+    return ddp
+"""
+
+TRAINER_BUILDING_ITS_MODEL = """
+import torch
+
+from engines.defaults import create_ddp_model
+from models import build_model
+
+
+class Trainer:
+    def __init__(self, cfg, loader):
+        self.cfg = cfg
+        self.loader = loader
+        self.model = self.build_model()
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=cfg.lr)
+        self._accum_counter = 0
+
+    def build_model(self):
+        model = build_model(self.cfg.model)
+        model = create_ddp_model(model.cuda(), find_unused_parameters=False)
+        return model
+
+    def train(self):
+        for epoch in range(self.cfg.epochs):
+            for batch in self.loader:
+                self.run_step(batch)
+
+    def run_step(self, batch):
+        if self._accum_counter == 0:
+            self.optimizer.zero_grad()
+        loss = self.model(batch)["loss"] / self.cfg.accum_steps
+        loss.backward()
+        self._accum_counter += 1
+        if self._accum_counter >= self.cfg.accum_steps:
+            self.optimizer.step()
+            self._accum_counter = 0
+"""
+
+
+def test_a_factory_returning_ddp_when_distributed_makes_the_trainers_model_ddp(workdir, gradlint):
+    """`create_ddp_model` returns the bare model in one process and DDP in several: a model it
+    builds is DDP when the run is distributed, also through `self.model = self.build_model()`;
+    the window's zero_grad at `counter == 0` clears once per window."""
+    project(workdir, {
+        "engines/__init__.py": "",
+        "engines/defaults.py": DDP_WHEN_DISTRIBUTED,
+        "engines/train.py": TRAINER_BUILDING_ITS_MODEL,
+        "models.py": "def build_model(cfg):\n    pass\n",
+    })
+    run = gradlint("check", "--no-cache", "--select", "GL201,GL202,GL401", "--format", "concise", ".")
+    assert codes(run) == [("train.py", "GL401")], run
