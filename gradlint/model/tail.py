@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import CallContext, bind_arguments, class_of_instance, class_of_scope, find_method, resolve_callee
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Kind, manual_optimization
+from gradlint.model.frames import passed_for
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -34,6 +35,7 @@ class EpochTail:
     source: ast.expr | None  # what the loop iterates over: len() of it is the number of micro-batches
     cleared_before: bool  # gradients are cleared before the loop: the tail is dropped, not carried
     count: str | None = None  # the number of micro-batches as code, where there is no loop to take len() of
+    restarts: bool = False  # a window's own count, set back at each step: no index of the epoch to test
 
     def length(self, model: "ModuleModel") -> str:
         """The epoch's number of micro-batches, as code."""
@@ -55,9 +57,11 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     counted = _enumerate(model, node)
     if counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
         counted = _hand_counter(model, node, next(iter(boundary.counters)), accumulation.guard.node)
+    else:
+        counted = (*counted, False)
     if counted is None:
         return None
-    counter, start, source = counted
+    counter, start, source, restarts = counted
     if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizer):
         return None
     block = model.parents.block.get(node, [])
@@ -65,7 +69,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     cleared = any(clearing_of(model, n) is not None for stmt in before for n in ast.walk(stmt))
     if start is None and not cleared:
         return None  # the index may count on across epochs, and the window with it
-    return EpochTail(counter, start, source, cleared)
+    return EpochTail(counter, start, source, cleared, restarts=restarts)
 
 
 def _lightning_tail(model: "ModuleModel", function: ast.FunctionDef, counter: str) -> EpochTail | None:
@@ -81,11 +85,13 @@ def _lightning_tail(model: "ModuleModel", function: ast.FunctionDef, counter: st
     return EpochTail(counter, 0, None, cleared_before=False, count="self.trainer.num_training_batches")
 
 
-def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.stmt) -> tuple[str, int, ast.expr] | None:
-    """(counter, start, iterated object) of a count kept by hand in place of `enumerate`: set to
-    an integer just before the loop, `counter += 1` once per iteration in the loop's own body
-    and assigned nowhere else in it (`nb_tr_steps = 0` ... `nb_tr_steps += 1`). Counted up before
-    the boundary test, it reads like `enumerate(..., start=reset + 1)`."""
+def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.stmt) -> tuple[str, int, ast.expr, bool] | None:
+    """(counter, start, iterated object, restarts at each step) of a count kept by hand in place
+    of `enumerate`: set to an integer just before the loop (or a parameter every caller passes
+    the same integer for), `counter += 1` once per iteration in the loop's own body and assigned
+    nowhere else in it, except back to that integer where the step's test holds (a window's own
+    count: `if num_iter == N: ...; num_iter = 0`). Counted up before the boundary test, it reads
+    like `enumerate(..., start=reset + 1)`."""
     source = _unwrap_progress(loop.iter)
     if _called_enumerate(source):
         source = _unwrap_progress(source.args[0])
@@ -93,13 +99,32 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
         return None
     block = model.parents.block.get(loop, [])
     resets = [s for s in block[: block.index(loop)] if counter in _assigned_names(s)] if loop in block else []
-    reset = _int_assigned(resets[-1], counter) if resets else None
+    reset = _int_assigned(resets[-1], counter) if resets else _passed_integer(model, loop, counter)
     steps = [i for i, stmt in enumerate(loop.body) if _counts_one_up(stmt, counter)]
     assignments = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
+    restarts = [n for n in assignments if _int_assigned(n, counter) == reset and any(n is m for m in ast.walk(test))]
     tested = next((i for i, stmt in enumerate(loop.body) if any(n is test for n in ast.walk(stmt))), None)
-    if reset is None or len(steps) != 1 or len(assignments) != 1 or tested is None or tested == steps[0]:
+    if reset is None or len(steps) != 1 or len(assignments) != 1 + len(restarts) or len(restarts) > 1:
         return None
-    return counter, reset + 1 if steps[0] < tested else reset, source
+    if tested is None or tested == steps[0]:
+        return None
+    return counter, reset + 1 if steps[0] < tested else reset, source, bool(restarts)
+
+
+def _passed_integer(model: "ModuleModel", loop: ast.For, counter: str) -> int | None:
+    """The integer every caller passes for the parameter `counter` of the function holding the
+    loop (`run_train(..., iteration=i)` where the caller's `i = 0` is never reassigned)."""
+    passed = passed_for(model, model.parents.scope_of(loop), ast.Name(counter, ast.Load()), loop.lineno)
+    values = {_integer_value(module, argument, scope) for module, argument, scope, _ in passed or ()}
+    return values.pop() if len(values) == 1 and None not in values else None
+
+
+def _integer_value(module: "ModuleModel", expr: ast.expr, scope: ast.AST) -> int | None:
+    """An integer literal, or a name its scope sets once, to one."""
+    if isinstance(expr, ast.Constant):
+        return expr.value if type(expr.value) is int else None
+    assigned = module.scope(scope).assignments.get(expr.id, ()) if isinstance(expr, ast.Name) else ()
+    return _int_assigned(assigned[0], expr.id) if len(assigned) == 1 else None
 
 
 def _called_enumerate(expr: ast.expr) -> bool:
