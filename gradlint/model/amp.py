@@ -1,12 +1,13 @@
 """Mixed-precision facts: whether a GradScaler is enabled, whether a backward ran on a scaled
-loss, and whether two events can run in the same iteration (`if amp:` ... `if amp:` ... `else`)."""
+loss, whether gradients are still scaled inside apex's `scale_loss` block, and whether two events
+can run in the same iteration (`if amp:` ... `if amp:` ... `else`)."""
 
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING
 
-from gradlint.model.events import Event
+from gradlint.model.events import Event, Kind, is_apex_scale_loss
 from gradlint.model.guards import opposite
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
@@ -128,3 +129,14 @@ def exclusive(a: Event, b: Event) -> bool:
     if a.exclusive_with(b):
         return True
     return any(opposite(x.test, x.holds, y.test, y.holds, flags_only=False) for x in a.guards for y in b.guards)
+
+
+def apex_scaling(events: list[Event], clip: Event) -> ast.Call | None:
+    """The apex `amp.scale_loss(...)` block a clip runs in after a backward of that block: its
+    gradients are still multiplied by apex's loss scale (apex unscales them on leaving it)."""
+    for context in clip.contexts:
+        if is_apex_scale_loss(context) and any(
+            e.kind is Kind.BACKWARD and e.order < clip.order and any(c is context for c in e.contexts) for e in events
+        ):
+            return context
+    return None

@@ -508,7 +508,7 @@ class EventWalker:
                 self._role(owner) is Role.SCALER
             ):
                 scaler, tensor = self._name(owner), inner
-            case ast.Name(id=name) if _is_scale_loss(self.state.context_names.get(name)):
+            case ast.Name(id=name) if is_apex_scale_loss(self.state.context_names.get(name)):
                 tensor = self.state.context_names[name].args[0]  # apex: unscaled on leaving the `with`
         self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call))
 
@@ -758,8 +758,9 @@ def _is_self(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Name) and expr.id == "self"
 
 
-def _is_scale_loss(context: ast.expr | None) -> bool:
-    """apex's `with amp.scale_loss(loss, optimizer) as scaled_loss:`."""
+def is_apex_scale_loss(context: ast.expr | None) -> bool:
+    """apex's `with amp.scale_loss(loss, optimizer) as scaled_loss:` (it unscales the gradients
+    when the block exits)."""
     return (
         isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute)
         and context.func.attr == "scale_loss" and bool(context.args)

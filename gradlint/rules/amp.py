@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, InsertStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.amp import exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
+from gradlint.model.amp import apex_scaling, exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
 from gradlint.model.guards import opposite
 from gradlint.model.names import dotted
 from gradlint.model.values import iter_calls
@@ -28,6 +28,10 @@ class ClipWithoutUnscale(Rule):
             for clip in loop.of(Kind.CLIP):
                 if clip.threshold_scaled:
                     continue  # the threshold is scaled too: the clip holds in true units
+                apex = apex_scaling(loop.events, clip)
+                if apex is not None:
+                    yield self._inside_apex_block(model, loop, clip, apex)
+                    continue
                 related = [e for e in loop.events if not e.exclusive_with(clip)]
                 scaled = [e for e in related if e.kind is Kind.BACKWARD and e.scaler and e.order < clip.order]
                 steps = [e for e in related if e.kind is Kind.SCALER_STEP and e.order > clip.order]
@@ -44,6 +48,19 @@ class ClipWithoutUnscale(Rule):
                 )
                 late = [e for e in related if e.kind is Kind.UNSCALE and clip.order < e.order < step.order]
                 yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, loop, clip, scaler, optimizer, late))
+
+    def _inside_apex_block(self, model, loop, clip, context) -> Finding:
+        message = (
+            f"{code(model, clip)} clips inside `with {model.source(context)} ...`, where the "
+            "gradients are still multiplied by apex's loss scale (apex unscales them when the block "
+            "exits): the threshold acts on scaled values, so the true gradients are clipped to "
+            "max_norm / scale; clip after the block"
+        )
+        block = next((s for s in model.parents.chain(clip.stmt) if isinstance(s, ast.With) and any(
+            item.context_expr is context for item in s.items)), None)
+        operation = move(model, loop, clip, block, "after") if block is not None and not clip.inlined else None
+        fix = FixPlan("Move the clip after the `scale_loss` block", (operation,)) if operation else None
+        return Finding(self.code, model.span(clip.anchor), message, fix)
 
     @staticmethod
     def _fix(model, loop, clip, scaler, optimizer, late_unscales) -> FixPlan | None:

@@ -14,6 +14,8 @@ from gradlint.rules.base import Finding, Rule
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SIZE_CALLS = frozenset({"size", "len", "numel"})
+DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy"})
+NUMBER_TYPES = frozenset({"float", "int"})
 
 
 class LossKeptWithGraph(Rule):
@@ -28,7 +30,7 @@ class LossKeptWithGraph(Rule):
             if not isinstance(loop.node, LOOPS):
                 continue
             losses = _backpropagated_here(loop)
-            for stmt, total, loss in _running_sums(loop.node, losses):
+            for stmt, total, loss in _running_sums(model, loop.node, losses):
                 if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, loop.node, stmt, total):
                     continue
                 seen.add(id(stmt))
@@ -93,6 +95,8 @@ def _meter_updates(model: ModuleModel, loop, losses: set[str]):
             continue
         for param, argument in bind_arguments(callee, node).items():
             loss = _loss_term(argument, losses)
+            if loss is not None and _converted_before(model, loop.node, loss, node.lineno):
+                continue
             total = _attribute_sum_of(callee, param) if loss is not None else None
             if total is not None:
                 yield node, loss, callee, total
@@ -125,7 +129,7 @@ def _backpropagated_here(loop) -> set[str]:
     return names - {None}
 
 
-def _running_sums(loop: ast.stmt, losses: set[str]):
+def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str]):
     """(statement, total, loss node) for `total += loss` and `total = total + loss` in the loop,
     where `loss` is (a size-weighted) tensor that backward() ran on."""
     for stmt in ast.walk(loop):
@@ -139,8 +143,32 @@ def _running_sums(loop: ast.stmt, losses: set[str]):
         else:
             continue
         loss = _loss_term(value, losses)
-        if total and loss is not None and total not in losses:
+        if total and loss is not None and total not in losses and not _converted_before(model, loop, loss, stmt.lineno):
             yield stmt, total, loss
+
+
+def _converted_before(model: ModuleModel, loop: ast.stmt, loss: ast.expr, line: int) -> bool:
+    """The loop sets the name to a number or a detached copy before `line` (`loss =
+    loss.item()` after the backward, then `meter.update(loss)`): no graph is held there."""
+    name = dotted(loss)
+    earlier = [s for s in model.scope(model.parents.scope_of(loop)).before(name, line) if s.lineno >= loop.lineno] if name else []
+    return bool(earlier) and _no_graph(max(earlier, key=lambda s: s.lineno))
+
+
+def _no_graph(stmt: ast.stmt) -> bool:
+    """`x = x.item()`, `x = float(x)`, `x = x.detach()` and their kin (`x.detach().cpu().item()`,
+    `x.data`)."""
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ast.Attribute) and value.attr == "data":
+        return True
+    while isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in DETACHING_METHODS:
+            return True
+        if isinstance(func, ast.Name) and func.id in NUMBER_TYPES:
+            return True
+        value = func.value if isinstance(func, ast.Attribute) else None
+    return False
 
 
 def _loss_term(value: ast.expr, losses: set[str]) -> ast.expr | None:
