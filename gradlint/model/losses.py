@@ -28,6 +28,9 @@ BATCH_SIZE_WORDS = frozenset({"batch", "bs", "runt"})
 WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "accum", "accumulated", "world", "all"})
 WINDOW_PART_WORDS = frozenset({"micro", "microbatch", "mb", "chunk", "sub", "piece", "shard", "slice"})
 CONCATENATIONS = frozenset({"cat", "stack", "concat"})
+# reducing one tensor (DataParallel's per-replica losses) as its `.mean()` does; over a stack of
+# the window's losses (`torch.mean(torch.stack(losses))`) they may divide by it: opaque then
+REDUCING_FUNCTIONS = frozenset({"torch.mean", "torch.sum"})
 OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
 
 
@@ -93,6 +96,8 @@ class _Analysis:
                 # total; it is normalized only when one side visibly is
                 verdicts = (self.expr(left, scope, line, depth + 1), self.expr(right, scope, line, depth + 1))
                 return True if True in verdicts else (False if False in verdicts else None)
+            case ast.Call(func=func) if (self.model.imports.qualname(func) or "").startswith("torch."):
+                return self.call(func, expr, scope, depth)  # `torch.mean(loss)`: a function, not a method of `torch`
             case ast.Call(func=ast.Attribute(value=receiver, attr=method), args=[divisor]) if (
                 method in DIVIDING_METHODS and self.counts_processes(divisor, scope, line, depth)
             ):
@@ -134,6 +139,8 @@ class _Analysis:
         qualname = self.model.imports.qualname(func) or ""
         if qualname == "sum" and len(call.args) == 1 and not call.keywords:
             return self.total(call.args[0], scope, call.lineno, depth)
+        if qualname in REDUCING_FUNCTIONS and len(call.args) == 1 and isinstance(call.args[0], (ast.Name, ast.Attribute)):
+            return self.expr(call.args[0], scope, call.lineno, depth + 1)  # `torch.mean(loss)` as `loss.mean()`
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
             return True if qualname.endswith(("div", "divide")) else None
         context = CallContext(self.model, scope, class_of_scope(self.model, scope))

@@ -892,7 +892,9 @@ class ProjectContext:
 
     def through_star(self, module: "ModuleModel", name: str) -> str | None:
         """`model.name` for a name `from model import *` brings into `module`, when the project
-        module `model` defines (or imports) it; the modules read are noted either way."""
+        module `model` defines it or imports it from the project; what it imports from outside
+        the project is that (`torch` of `from utils import *` is torch). The modules read are
+        noted either way."""
         for star in module.imports.stars:
             located = self._locate(module, f"{star}.{name}")
             if located is None or located[1] != [name]:
@@ -901,7 +903,10 @@ class ProjectContext:
             if summarized is None:
                 continue
             self._note(located[0])
-            if summarized[1].symbol([name]) is not None or name in summarized[1].imports:
+            imported = summarized[1].imports.get(name)
+            if imported is not None and not imported.level and not self._in_project(imported.module.split(".")[0]):
+                return ".".join(filter(None, [imported.module, imported.name]))
+            if summarized[1].symbol([name]) is not None or imported is not None:
                 return f"{star}.{name}"
         return None
 

@@ -63,6 +63,7 @@ def test_normalized(body):
         "outputs = model(**batch)\nloss = outputs.loss\nloss.backward()\n",
         "logits, loss = model(x, y)\nloss.backward()\n",
         "loss = crit(model(x), y)\nloss = loss.mean()\nloss.backward()\n",
+        "loss, parts = model(x, y)\nloss = torch.mean(loss)\nloss.backward()\n",
         "loss = crit(model(x), y)\nscaler.scale(loss).backward()\n",
         "lm = crit(model(x), y)\nloss = lm + 0.1 * aux\nloss.backward()\n",
         # a named task weight sets a term's share; it does not divide by the window
@@ -94,6 +95,7 @@ def test_visibly_not_normalized(body):
     [
         "helper(batch).backward()\n",  # a parameter: cannot tell
         "loss = sum(losses)\nloss.backward()\n",
+        "loss = torch.mean(torch.stack(window_losses))\nloss.backward()\n",
         "loss = None\nfor t in losses:\n    loss = t if loss is None else loss + t\nloss.backward()\n",
         "outputs = model(**batch, num_items_in_batch=n)\nloss = outputs.loss\nloss.backward()\n",
         "loss = compute(model(x), y, accum_steps=accum)\nloss.backward()\n",

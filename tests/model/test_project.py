@@ -3,6 +3,7 @@ on small projects laid out the way training repositories are."""
 
 from __future__ import annotations
 
+import ast
 import json
 import textwrap
 from pathlib import Path
@@ -174,6 +175,11 @@ def test_star_imports_resolve_to_the_module_defining_the_name(tmp_path):
     assert resolve(project, main, "no_such_function") is None
     summary = project.summary(main)[1]
     assert [(i.module, i.name) for i in star_imports(summary.imports)] == [("engine", "*"), ("utils", "*")]
+    # what a star-imported module imports from outside the project is that library's
+    live = project.model(main)
+    torch_mean = ast.parse("torch.mean(x)", mode="eval").body.func
+    assert live.imports.qualname(torch_mean) == "torch.mean"
+    assert live.imports.qualname(ast.parse("train_one_epoch", mode="eval").body) == "engine.train_one_epoch"
     assert ModuleSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
 
 
