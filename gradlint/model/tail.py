@@ -54,8 +54,11 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         return _lightning_tail(model, node, next(iter(boundary.counters)))
     if not isinstance(node, ast.For):
         return None
-    counted = _enumerate(model, node)
-    if counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
+    counted, count = _enumerate(model, node), None
+    ranged = _range_index(node) if counted is None else None
+    if ranged is not None and boundary.counters == {ranged[0]}:
+        counted, count = (ranged[0], ranged[1], None, False), model.source(ranged[2])
+    elif counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
         counted = _hand_counter(model, node, next(iter(boundary.counters)), accumulation.guard.node)
     else:
         counted = (*counted, False)
@@ -69,7 +72,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     cleared = any(clearing_of(model, n) is not None for stmt in before for n in ast.walk(stmt))
     if start is None and not cleared:
         return None  # the index may count on across epochs, and the window with it
-    return EpochTail(counter, start, source, cleared, restarts=restarts)
+    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts)
 
 
 def _lightning_tail(model: "ModuleModel", function: ast.FunctionDef, counter: str) -> EpochTail | None:
@@ -125,6 +128,24 @@ def _integer_value(module: "ModuleModel", expr: ast.expr, scope: ast.AST) -> int
         return expr.value if type(expr.value) is int else None
     assigned = module.scope(scope).assignments.get(expr.id, ()) if isinstance(expr, ast.Name) else ()
     return _int_assigned(assigned[0], expr.id) if len(assigned) == 1 else None
+
+
+def _range_index(loop: ast.For) -> tuple[str, int, ast.expr] | None:
+    """(index, start, bound) of `for step in range(len(samples) // batch_size)`: a pass over the
+    batches of a dataset (its bound measures one with `len`), not a run of training steps
+    (`range(max_iters)`), whose index restarts at every pass."""
+    call = loop.iter
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
+        return None
+    if call.keywords or not 1 <= len(call.args) <= 2 or not isinstance(loop.target, ast.Name):
+        return None
+    start = call.args[0] if len(call.args) == 2 else ast.Constant(0)
+    bound = call.args[-1]
+    if not (isinstance(start, ast.Constant) and type(start.value) is int):
+        return None
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(bound)):
+        return None
+    return loop.target.id, start.value, bound
 
 
 def _called_enumerate(expr: ast.expr) -> bool:
