@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_NONE_DEPTH = 4  # assignments, returns and callers followed to find that a name is only None
 MAX_BASES = 8  # how far up a class hierarchy `self.method` is looked for
 # nn.Module methods that return the module itself (`model = Net().to(device)`)
 PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"})
@@ -283,6 +284,51 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
             return []  # a caller passes nothing the model can see: cannot tell
         found.extend(_instance_classes(caller.module, argument, caller, follow_callers=False))
     return found
+
+
+def holds_only_none(module: "ModuleModel", expr: ast.expr, context: CallContext, depth: int = 0) -> bool:
+    """Every value `expr` can hold where it is read is `None`: assigned only `None`, unpacked from
+    a project function that returns `None` there (`optimizer, scheduler = prep_optimizer(...)`,
+    whose `scheduler = None` is never replaced), or a parameter every caller passes such a value
+    for. A call on it never runs (`if scheduler is not None: scheduler.step()`)."""
+    if depth > MAX_NONE_DEPTH:
+        return False
+    if isinstance(expr, ast.Constant):
+        return expr.value is None
+    if not isinstance(expr, ast.Name):
+        return False
+    assigned = _nearest_assignments(module, expr.id, context.scope)
+    if assigned:
+        return all(_assigns_none(module, stmt, expr.id, scope, depth) for stmt, scope in assigned)
+    if not _is_parameter(context.scope, expr.id):
+        return False
+    found = callers(module, context.scope)
+    return bool(found) and all(
+        (argument := bind_arguments(Callee(module, context.scope, context.cls), call).get(expr.id)) is not None
+        and holds_only_none(caller.module, argument, caller, depth + 1)
+        for call, caller in found
+    )
+
+
+def _assigns_none(module: "ModuleModel", stmt: ast.stmt, name: str, scope: ast.AST, depth: int) -> bool:
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return False
+    target, value = stmt.targets[0], stmt.value
+    context = CallContext(module, scope, class_of_scope(module, scope))
+    if isinstance(target, ast.Name):
+        return holds_only_none(module, value, context, depth + 1)
+    if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Call)):
+        return False
+    names = [dotted(t) for t in target.elts]
+    callee = resolve_callee(module, value, context)
+    if callee is None or isinstance(callee.function, ast.Lambda) or name not in names:
+        return False
+    returns = callee.module.returns(callee.function)
+    inner = CallContext(callee.module, callee.function, callee.cls)
+    return bool(returns) and all(
+        isinstance(r, ast.Tuple) and len(r.elts) == len(names) and holds_only_none(callee.module, r.elts[names.index(name)], inner, depth + 1)
+        for r in returns
+    )
 
 
 def _nearest_assignments(module: "ModuleModel", name: str, scope: ast.AST) -> list[tuple[ast.stmt, ast.AST]]:

@@ -10,7 +10,7 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import bind_arguments, class_of_scope, find_method, is_abstract, own_schedule, is_static, resolve_callee, returned_value
+from gradlint.model.callees import bind_arguments, class_of_scope, find_method, holds_only_none, is_abstract, own_schedule, is_static, resolve_callee, returned_value
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
@@ -414,6 +414,8 @@ class EventWalker:
                     self._add(kind, call, stmt, target=name, optimizer=optimizer)
                 return
             if receiver_role is Role.SCHEDULER and method == "step":
+                if holds_only_none(frame.module, receiver, frame.context):
+                    return  # `if scheduler is not None:` around a scheduler that is always None
                 start = len(self.events)
                 if not self._follow(call) or len(self.events) == start:  # else a project class that steps the optimizer
                     self._add(Kind.SCHED_STEP, call, stmt, target=name, own_schedule=own_schedule(frame.module, receiver, frame.context))
