@@ -30,6 +30,9 @@ def _slice_bytes(line: str, start: int, end: int | None) -> str:
 
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+OTHER_FRAMEWORKS = frozenset({
+    "paddle", "mindspore", "oneflow", "mxnet", "tensorflow", "jax", "flax", "warp", "megengine", "jittor",
+})
 GRADIENT_WORD = re.compile("|".join(GRADIENT_WORDS))
 BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
 HF_TRAINING_STEP = re.compile(r"\bself\.training_step\s*\(")  # a transformers Trainer's, in a copied loop
@@ -302,7 +305,14 @@ class ModuleModel:
 
     @cached_property
     def loops(self) -> list[TrainingLoop]:
-        return find_training_loops(self)
+        return [] if self.trains_another_framework else find_training_loops(self)
+
+    @cached_property
+    def trains_another_framework(self) -> bool:
+        """The module imports another deep-learning framework (PaddlePaddle, MindSpore, Warp ...)
+        and not torch: its `backward()`, `step()` and `clear_grad()` are not torch's."""
+        roots = {qualname.lstrip(".").split(".")[0] for qualname in self.imports.aliases.values()}
+        return "torch" not in roots and not roots.isdisjoint(OTHER_FRAMEWORKS)
 
     def source(self, node: ast.AST) -> str:
         """The node's text as written (ast.get_source_segment re-splits the module per call)."""
