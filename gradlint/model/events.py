@@ -110,9 +110,10 @@ class Event:
 
     @property
     def recovering(self) -> bool:
-        """Runs in an `except` handler, or in a branch that then leaves the iteration (`if
-        torch.isnan(loss): zero_grad(); continue`): the recovery from a failure, not the normal path."""
-        if any(isinstance(g.node, ast.ExceptHandler) and g.holds for g in self.guards):
+        """Runs in an `except` handler, in a branch that then leaves the iteration (`if
+        torch.isnan(loss): zero_grad(); continue`), or where a value is not finite (`if
+        math.isnan(grad_norm): zero_grad()`): the recovery from a failure, not the normal path."""
+        if any((isinstance(g.node, ast.ExceptHandler) and g.holds) or _finds_non_finite(g.test, g.holds) for g in self.guards):
             return True
         parents = self.module.parents if self.module is not None else None
         block = parents.block.get(self.stmt) if parents is not None else None
@@ -754,6 +755,19 @@ def _closure_call(module: "ModuleModel", closure: ast.expr) -> ast.Call:
     if isinstance(closure, ast.Call) and closure.args and module.imports.qualname(closure.func) == "functools.partial":
         return ast.Call(closure.args[0], closure.args[1:], closure.keywords)
     return ast.Call(closure, [], [])
+
+
+def _finds_non_finite(test: ast.expr, holds: bool) -> bool:
+    """The side of a test taken when a value is NaN or infinite: `isnan(x)` / `isinf(x)` holding
+    (also `.any()` of them, or one of several `or`ed tests), `isfinite(x)` failing."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _finds_non_finite(test.operand, not holds)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and holds:
+        return any(_finds_non_finite(v, True) for v in test.values)
+    while isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("any", "all", "item"):
+        test = test.func.value
+    name = (dotted(test.func) or "").rsplit(".", 1)[-1] if isinstance(test, ast.Call) else ""
+    return (name in ("isnan", "isinf") and holds) or (name == "isfinite" and not holds)
 
 
 def _is_self(expr: ast.expr) -> bool:
