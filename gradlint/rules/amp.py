@@ -143,7 +143,7 @@ class MissingScalerUpdate(Rule):
         for loop in model.loops:
             for step in loop.of(Kind.SCALER_STEP):
                 scaler = step.target
-                if scaler_enabled(model, scaler) is not True or _updated_anywhere(model, scaler):
+                if scaler_enabled(model, scaler) is not True or _updated_anywhere(model, loop, scaler):
                     continue
                 message = (
                     f"{code(model, step)} is never followed by `{scaler}.update()`: the next "
@@ -177,10 +177,13 @@ def _scaled_on_another_path(model: ModuleModel, backward, step) -> bool:
     return any(opposite(test, holds, g.test, g.holds) for test, holds in sides for g in step.guards)
 
 
-def _updated_anywhere(model: ModuleModel, scaler: str) -> bool:
-    """Any `<scaler>.update(...)` in the module (by the same last name: `self.scaler` and a
-    `scaler` handed to a helper are one object): a caller may well update."""
+def _updated_anywhere(model: ModuleModel, loop, scaler: str) -> bool:
+    """Any `<scaler>.update(...)` in the module or in what the loop calls (by the same last name:
+    `self.scaler` and a `scaler` handed to a helper are one object, an inherited `after_step`
+    updates it): a caller may well update."""
     last = scaler.rsplit(".", 1)[-1]
+    if any((e.target or "").rsplit(".", 1)[-1] == last for e in loop.of(Kind.SCALER_UPDATE)):
+        return True
     return any(
         isinstance(call.func, ast.Attribute) and call.func.attr == "update"
         and (dotted(call.func.value) or "").rsplit(".", 1)[-1] == last

@@ -1334,3 +1334,54 @@ def test_a_factory_returning_ddp_when_distributed_makes_the_trainers_model_ddp(w
     })
     run = gradlint("check", "--no-cache", "--select", "GL201,GL202,GL401", "--format", "concise", ".")
     assert codes(run) == [("train.py", "GL401")], run
+
+
+BASE_TRAINER_UPDATING_THE_SCALER = """
+import torch
+
+
+class Trainer:
+    def after_step(self):
+        self.scaler.unscale_(self.optimizer)
+        torch.nn.utils.clip_grad_value_(self.model.parameters(), 1.0)
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.lr_scheduler.step()
+"""
+
+SEGMENTATION_TRAINER = """
+import torch
+
+from apps.trainer import Trainer
+
+
+class SegTrainer(Trainer):
+    def __init__(self, model, loader, lr=1e-4, amp=True):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+        self.lr_scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer, T_max=100)
+        self.scaler = torch.amp.GradScaler("cuda", enabled=amp)
+
+    def train_one_epoch(self):
+        for images, masks in self.loader:
+            self.optimizer.zero_grad()
+            with torch.autocast("cuda"):
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(self.model(images), masks)
+            self.scaler.scale(loss).backward()
+            self.after_step()
+"""
+
+
+def test_a_scaler_updated_in_an_inherited_method_of_another_module_is_updated(workdir, gradlint):
+    """The step and update of `after_step`, inherited from a base class in another module, both
+    run in the loop: no GL303, although this module never spells `update()`."""
+    project(workdir, {
+        "apps/__init__.py": "",
+        "apps/trainer.py": BASE_TRAINER_UPDATING_THE_SCALER,
+        "seg/__init__.py": "",
+        "seg/trainer.py": SEGMENTATION_TRAINER,
+    })
+    assert codes(gradlint("check", "--no-cache", "--format", "concise", "seg/trainer.py")) == []
+    (workdir / "apps/trainer.py").write_text(textwrap.dedent(BASE_TRAINER_UPDATING_THE_SCALER.replace("        self.scaler.update()\n", "")))
+    assert codes(gradlint("check", "--no-cache", "--format", "concise", "seg/trainer.py")) == [("trainer.py", "GL303")]
