@@ -8,6 +8,9 @@ from typing import Callable
 
 from gradlint.model.names import dotted
 
+SWITCH_WORDS = frozenset({
+    "dtype", "float16", "float32", "float64", "bfloat16", "half", "double", "device", "mode", "precision", "type",
+})
 # The value of a name (`"sync"`, `"self.sync_gradients"`) or what a call returns, if known.
 Resolver = Callable[["str | ast.Call"], "ast.expr | None"]
 
@@ -150,8 +153,11 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
             if _is_plus_one(side) and _counters(side.left) and _is_factor(other):
                 return polarity, _make(other, side)
         # micro_step == N (a counter reset at the boundary); `args.accum == micro_step` too:
-        # a setting is read off an object, the counter is the shallower name
-        if isinstance(left, (ast.Name, ast.Attribute)) and isinstance(right, (ast.Name, ast.Attribute, ast.Constant)):
+        # a setting is read off an object, the counter is the shallower name. Not a switch's
+        # value (`dtype == torch.float32`, `mode == "train"`)
+        if isinstance(left, (ast.Name, ast.Attribute)) and isinstance(right, (ast.Name, ast.Attribute, ast.Constant)) and not (
+            _is_switch_value(left) or _is_switch_value(right)
+        ):
             if _depth(right) < _depth(left):
                 return polarity, _make(left, right)
             return polarity, _make(right, left)
@@ -163,6 +169,12 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
     if isinstance(op, (ast.GtE, ast.Gt)) and _counters(left):
         return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
     return True, None
+
+
+def _is_switch_value(expr: ast.expr) -> bool:
+    """A dtype, a device or a mode, not a count: `torch.float32`, `dtype`, `args.amp_dtype`."""
+    words = set((dotted(expr) or "").rsplit(".", 1)[-1].lower().split("_"))
+    return bool(words & SWITCH_WORDS)
 
 
 def _depth(expr: ast.expr) -> int:

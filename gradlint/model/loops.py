@@ -277,8 +277,12 @@ class TrainingLoop:
         guard = _common_boundary(steps)
         if guard is not None and (
             all(guard not in b.guards for b in backwards)
-            # `if update: backward(); step() else: with no_sync(): backward()`
-            or any(guard.excludes(g) for b in backwards for g in b.guards)
+            # `if update: backward(); step() else: with no_sync(): backward()`, where the other
+            # side does not step too (`if fp32: backward(); step() else: scaled backward and step`)
+            or (
+                any(guard.excludes(g) for b in backwards for g in b.guards)
+                and not any(guard.excludes(g) for s in self.of(*STEPS) for g in s.guards)
+            )
         ):
             if self._always_one(guard.boundary.factor):
                 return None

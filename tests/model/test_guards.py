@@ -79,6 +79,10 @@ def test_a_boundary_held_in_a_variable():
         "(i + 1) % len(loader) == 0",
         "rank == 0",
         "torch.cuda.is_available()",
+        # a switch's value, not a count
+        "dtype == torch.float32",
+        "args.amp_dtype == dtype",
+        "self.mode == train_mode",
     ],
 )
 def test_not_boundaries(test):
