@@ -196,7 +196,7 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     """(index name, start, iterated object) of `for i, x in enumerate(obj[, start])`, when
     `obj` has a visible length (a name or attribute, possibly inside a progress bar, or handed
     to a generator that yields each of its items)."""
-    call, target = _unwrap_progress(loop.iter), loop.target
+    call, target = _unwrap_progress(_progress_bar(model, loop) or loop.iter), loop.target
     if not _called_enumerate(call):
         return None
     if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)):
@@ -233,6 +233,20 @@ def _loops_forever(node: ast.AST) -> bool:
     return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in inside) and not any(
         isinstance(n, (ast.Break, ast.Return)) for n in inside
     )
+
+
+def _progress_bar(model: "ModuleModel", loop: ast.For) -> ast.expr | None:
+    """What the loop iterates when it is a name set once, just before the loop, to a progress
+    bar (`tbar = tqdm(enumerate(loader), total=len(loader))`, then `for i, data in tbar:`)."""
+    if not isinstance(loop.iter, ast.Name):
+        return None
+    block = model.parents.block.get(loop, [])
+    assigned = model.scope(model.parents.scope_of(loop)).assignments.get(loop.iter.id, ())
+    earlier = block[: block.index(loop)] if loop in block else []
+    if len(assigned) != 1 or assigned[0] not in earlier or not isinstance(assigned[0], ast.Assign):
+        return None
+    value = assigned[0].value
+    return value if _unwrap_progress(value) is not value else None
 
 
 def _unwrap_progress(expr: ast.expr) -> ast.expr:
