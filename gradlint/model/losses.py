@@ -24,6 +24,7 @@ NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accu
 # The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
 # which leaves each rank's loss as large as before, so it does not divide by the window.
 PROCESS_COUNT_NAMES = frozenset({"world_size", "num_gpus", "n_gpu", "n_gpus", "ngpus", "num_processes", "num_replicas"})
+PER_SAMPLE_WORDS = frozenset({"reward", "rewards", "advantage", "advantages", "returns"})
 BATCH_SIZE_WORDS = frozenset({"batch", "bs", "runt"})
 WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "accum", "accumulated", "world", "all"})
 WINDOW_PART_WORDS = frozenset({"micro", "microbatch", "mb", "chunk", "sub", "piece", "shard", "slice"})
@@ -225,7 +226,10 @@ class _Analysis:
                 return None if told else False
             return None
         # `loss = None` / `loss = 0` start a sum the loop adds terms to: no value of their own
-        return _any_normalized([self.assignment(stmt, expr, scope, depth) for stmt in assignments if not _starts_a_sum(stmt)])
+        verdict = _any_normalized([self.assignment(stmt, expr, scope, depth) for stmt in assignments if not _starts_a_sum(stmt)])
+        if verdict is None and _is_per_sample_quantity(name):
+            return False  # rewards, advantages, log-probabilities of this micro-batch's samples
+        return verdict
 
     def passed(self, expr: ast.expr, scope: ast.AST) -> ast.expr | None:
         """The argument the caller passed for a parameter of the helper being read."""
@@ -328,6 +332,13 @@ def _starts_a_sum(stmt: ast.stmt) -> bool:
 
 def _is_zero_or_none(value: ast.expr | None) -> bool:
     return isinstance(value, ast.Constant) and (value.value is None or (type(value.value) in (int, float) and value.value == 0))
+
+
+def _is_per_sample_quantity(name: str) -> bool:
+    """`rewards`, `advantages`, `log_probs`, `returns`: what RL code computes per sample of the
+    micro-batch it just generated or read, never already divided by a window."""
+    words = set(name.rsplit(".", 1)[-1].lower().split("_"))
+    return bool(words & PER_SAMPLE_WORDS) or "logprobs" in words or {"log", "probs"} <= words
 
 
 def _is_weight_literal(expr: ast.expr) -> bool:

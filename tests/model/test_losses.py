@@ -82,6 +82,9 @@ def test_normalized(body):
         "micro = 0\nmicro += 1\nloss = crit(model(x), y) / micro\nloss.backward()\n",
         # a short batch weighed by its share of a full one: 1 for every full batch
         "loss = crit(model(x), y)\nloss = loss / (args.train_batch_size / x.shape[0])\nloss.backward()\n",
+        # what RL code computes per sample of the micro-batch it generated
+        "states, rewards = helper(x)\nloss = -rewards.mean()\nloss.backward()\n",
+        "log_probs, advantages = helper(x)\nloss = -(log_probs * advantages).mean()\nloss.backward()\n",
         "loss = crit(model(x), y) * (len(batch) / bs)\nloss.backward()\n",
         "loss = crit(model(x), y)\nif batch['runt_size'] > 0:\n    share = batch['runt_size'] / args.batch_size\n    loss = loss * share\nloss.backward()\n",
     ],
