@@ -341,18 +341,22 @@ class EventWalker:
         index = bisect.bisect_left(lines, first)
         return index < len(lines) and lines[index] <= last
 
-    def _accumulates_by_hand(self, accelerator: ast.expr, call: ast.Call) -> bool:
+    def _accumulates_by_hand(self, accelerator: ast.expr, call: ast.Call) -> ast.expr | None:
         """`accelerator.backward(loss)` is a plain backward when the code accumulates itself: the
-        Accelerator is built here without `gradient_accumulation_steps` (its backward divides by
-        that, 1 by default) and no `accelerator.accumulate(...)` or `no_sync` context is around."""
+        Accelerator is built here and no `accelerator.accumulate(...)` or `no_sync` context is
+        around (without one, Accelerate syncs and steps at every call). What its backward divides
+        the loss by comes back: `gradient_accumulation_steps`, 1 when not given; None when the
+        Accelerator accumulates, or is not known."""
         if any(isinstance(c, ast.Call) and getattr(c.func, "attr", None) in ("accumulate", "no_sync") for c in self.state.contexts):
-            return False
+            return None
         frame = self.frame
         value, _, _ = frame.module.values.reaching_value(accelerator, frame.scope, call.lineno)
         if not (isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator")):
-            return False
-        steps = [k.value for k in value.keywords if k.arg == "gradient_accumulation_steps" or k.arg is None]
-        return all(isinstance(v, ast.Constant) and v.value == 1 for v in steps)
+            return None
+        if any(k.arg is None for k in value.keywords):
+            return None  # `Accelerator(**config)`: its settings are not known
+        steps = [k.value for k in value.keywords if k.arg == "gradient_accumulation_steps"]
+        return steps[0] if steps else ast.Constant(1)
 
     def _call(self, call: ast.Call, stmt: ast.stmt) -> None:
         frame = self.frame
@@ -374,9 +378,9 @@ class EventWalker:
                 if call.args:
                     self._backward(call, stmt, call.args[0])
                 return
-            if receiver_role is Role.ACCELERATOR and self._accumulates_by_hand(receiver, call):
+            if receiver_role is Role.ACCELERATOR and (divisor := self._accumulates_by_hand(receiver, call)) is not None:
                 if method == "backward" and call.args:
-                    self._backward(call, stmt, call.args[0])
+                    self._backward(call, stmt, _divided(call.args[0], divisor))
                 elif method in CLIP_FUNCTIONS:  # unscales first, as the accelerator's scaler needs
                     self._clip(call, stmt)
                 return  # print, gather, log, wait_for_everyone: no gradient event
@@ -755,6 +759,14 @@ def _closure_call(module: "ModuleModel", closure: ast.expr) -> ast.Call:
     if isinstance(closure, ast.Call) and closure.args and module.imports.qualname(closure.func) == "functools.partial":
         return ast.Call(closure.args[0], closure.args[1:], closure.keywords)
     return ast.Call(closure, [], [])
+
+
+def _divided(loss: ast.expr, divisor: ast.expr) -> ast.expr:
+    """`loss / divisor` as the framework's backward computes it, placed where `loss` is written;
+    `loss` itself for a divisor of 1."""
+    if isinstance(divisor, ast.Constant) and divisor.value == 1:
+        return loss
+    return ast.copy_location(ast.BinOp(loss, ast.Div(), divisor), loss)
 
 
 def _finds_non_finite(test: ast.expr, holds: bool) -> bool:
