@@ -968,10 +968,10 @@ class ProjectContext:
         `importer`'s) that is a project module; read once per text (several triggers ask)."""
         key = (importer, text)
         if key not in self._imports:
-            self._imports[key] = list(self._read_imports(text, importer))
+            self._imports[key] = list(self._import_targets(text, importer))
         return self._imports[key]
 
-    def _read_imports(self, text: str, importer: Path | None):
+    def _import_targets(self, text: str, importer: Path | None):
         for match in IMPORT_LINE.finditer(text):
             module, parenthesized, names, plain = match.groups()
             names = parenthesized or names
