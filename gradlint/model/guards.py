@@ -95,9 +95,11 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             hits = [(v, b) for v, (p, b) in zip(values, found) if b is not None and p]
             if len(hits) > 1:  # `step == self.epoch_len - 1` reads as a window's end too: it is the tail
                 hits = [(v, b) for v, b in hits if not _is_tail_test(v)]
-            if len(hits) == 1 and len(values) > 1 and all(_is_tail_test(v) for v in values if v is not hits[0][0]):
+            others = [v for v in values if hits and v is not hits[0][0]]
+            if len(hits) == 1 and others and all(_is_tail_test(v) or _turns_off(v, hits[0][1].factor) for v in others):
                 boundary = hits[0][1]
-                flushes = any(not _only_when_shorter(v, boundary.factor) for v in values if v is not hits[0][0])
+                # `not N or i % N == 0`: every micro-batch steps when accumulation is off
+                flushes = any(_is_tail_test(v) and not _only_when_shorter(v, boundary.factor) for v in others)
                 return True, Boundary(boundary.factor, boundary.counters, flushes)
             return True, None
         case ast.BoolOp(op=ast.And(), values=values):
@@ -286,6 +288,29 @@ def _only_when_shorter(test: ast.expr, factor: ast.expr) -> bool:
         )
         for node in ast.walk(test)
     )
+
+
+def _turns_off(test: ast.expr, factor: ast.expr) -> bool:
+    """A test that holds when accumulation is off (`not N`, `N is None`, `N == 1`, `N <= 1`):
+    beside a window's test it makes every micro-batch step then, and changes nothing else."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.dump(test.operand) == ast.dump(factor)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and ast.dump(test.left) == ast.dump(factor)):
+        return False
+    op, right = test.ops[0], test.comparators[0]
+    if not isinstance(right, ast.Constant):
+        return False
+    return (
+        (isinstance(op, (ast.Is, ast.Eq)) and right.value is None)
+        or (isinstance(op, (ast.Eq, ast.LtE)) and right.value == 1)
+        or (isinstance(op, ast.Lt) and right.value == 2)
+    )
+
+
+def switches_off(test: ast.expr, factor: ast.expr) -> bool:
+    """`test` has a part holding when accumulation by `factor` is off (`not N or ...`)."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    return any(_turns_off(part, factor) for part in parts)
 
 
 def _is_not_tail_test(expr: ast.expr) -> bool:

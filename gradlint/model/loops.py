@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, callers, class_of_scope, resolve_callee
 from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, Kind, unit_events
-from gradlint.model.guards import Boundary, Guard, negated_source
+from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
 
@@ -81,6 +81,12 @@ class Accumulation:
             isinstance(stmt, ast.AugAssign) and not _is_one(stmt.value) and not _truth_count(stmt.value, assignments)
             for name in counters for stmt in assignments.get(name, ())
         )
+
+    @property
+    def may_be_off(self) -> bool:
+        """The step's test also holds when accumulation is off (`not N or i % N == 0`): the
+        factor may be None or 0 there."""
+        return self.guard is not None and switches_off(self.guard.test, self.factor)
 
     def runs_every_micro_batch(self, event: Event) -> bool:
         """The event runs on every micro-batch, not once per window: outside every boundary

@@ -59,6 +59,8 @@ class AccumulationWithoutLossScaling(Rule):
     def _fix(model, loop, backward, factor) -> FixPlan | None:
         if backward.inlined or backward.scope is not loop.scope or loop.accumulation.counts_samples(model, loop.scope):
             return None
+        if loop.accumulation.may_be_off:
+            return None  # `not N or i % N == 0`: N may be None or 0, the loss cannot be divided by it
         loss = backward.loss
         text = model.source(loss)
         if isinstance(loss, LOW_PRECEDENCE):

@@ -53,6 +53,22 @@ def test_boundaries_that_flush_the_tail(test):
     assert ast.unparse(guard.boundary.factor) in ("accum", "N", "self.grad_accum")
 
 
+@pytest.mark.parametrize(
+    "test",
+    [
+        "not self.accum or idx % self.accum == 0",
+        "self.accum is None or (idx + 1) % self.accum == 0",
+        "self.accum <= 1 or (idx + 1) % self.accum == 0",
+    ],
+)
+def test_a_window_beside_accumulation_turned_off_keeps_its_tail(test):
+    """`not N or i % N == 0`: every micro-batch steps when accumulation is off, and with it on
+    the window is the modulo's, its tail still dropped."""
+    guard = guard_of(test)
+    assert guard.boundary is not None and not guard.boundary.flushes_tail
+    assert ast.unparse(guard.boundary.factor) == "self.accum"
+
+
 def test_the_else_branch_of_a_boundary_is_inside_the_window():
     guard = guard_of("(i + 1) % accum == 0", holds=False)
     assert guard.boundary is None and guard.inside_window is not None
