@@ -384,6 +384,9 @@ class EventWalker:
                 elif method in CLIP_FUNCTIONS:  # unscales first, as the accelerator's scaler needs
                     self._clip(call, stmt)
                 return  # print, gather, log, wait_for_everyone: no gradient event
+            if receiver_role is Role.ACCELERATOR and method in CLIP_FUNCTIONS:
+                self._clip(call, stmt)  # Accelerate's own accumulation: a clip all the same
+                return
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return

@@ -41,8 +41,8 @@ def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
     not under `if accelerator.sync_gradients:`. There the prepared optimizer steps once per window,
     and anything not prepared acts every micro-batch."""
     module = event.module or model
-    if any(g.holds and isinstance(g.test, ast.Attribute) and g.test.attr == "sync_gradients" for g in event.guards):
-        return None  # `if accelerator.sync_gradients:`: at the window's end only
+    if any(g.holds and _tests_sync(g.test) for g in event.guards):
+        return None  # `if accelerator.sync_gradients:` (maybe `and` other tests): at the window's end only
     for context in event.contexts:
         if not (isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute) and context.func.attr == "accumulate"):
             continue
@@ -56,6 +56,12 @@ def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
         if steps is not None and not (isinstance(steps, ast.Constant) and steps.value == 1):
             return steps
     return None
+
+
+def _tests_sync(test: ast.expr) -> bool:
+    """`accelerator.sync_gradients`, alone or as a part of an `and`."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return any(isinstance(part, ast.Attribute) and part.attr == "sync_gradients" for part in parts)
 
 
 def schedule_counts_micro_batches(model: "ModuleModel", sched, factor: ast.expr) -> bool:

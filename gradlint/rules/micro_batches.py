@@ -23,9 +23,31 @@ class ClipPerMicroBatch(LoopRule):
     summary = "gradient clipping on every micro-batch while the step waits for N of them"
     fix_applicability = "safe"
 
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        yield from super().check(model)
+        for loop in model.loops:
+            if not loop.plain:  # Accelerate accumulates: its clip acts on every micro-batch all the same
+                yield from self._in_accelerate_window(model, loop)
+
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         for accumulation in loop.accumulations:  # each branch's: one may clip at the step, another not
             yield from self._per_micro_batch(model, loop, accumulation)
+
+    def _in_accelerate_window(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        """Inside `accelerator.accumulate(model)` the prepared optimizer steps on the window's last
+        micro-batch only; a clip not under `if accelerator.sync_gradients:` runs on every one."""
+        prepared = prepared_names(model)
+        steps = [e for e in loop.of(*STEPS) if e.target in prepared]
+        for clip in loop.of(Kind.CLIP):
+            window = accelerate_window(model, clip)
+            if window is None or not steps:
+                continue
+            message = (
+                f"{code(model, clip)} runs on every micro-batch of `accelerator.accumulate(...)` while "
+                f"{code(model, steps[0])} steps once per `{factor_text(model, window)}` of them: it clips "
+                "partial sums of the window; clip under `if accelerator.sync_gradients:`"
+            )
+            yield Finding(self.code, model.span(clip.anchor), message, None)
 
     def _per_micro_batch(self, model: ModuleModel, loop: TrainingLoop, accumulation) -> Iterator[Finding]:
         step = next((e for e in loop.of(*STEPS) if accumulation.covers(e)), None)
