@@ -37,6 +37,12 @@ SCHEDULER_NAME = re.compile(r"sched", re.IGNORECASE)
 COMBINED_OPTIMIZER_NAME = re.compile(r"optimi[sz]er", re.IGNORECASE)
 USAGE_METHODS = frozenset({"step", "zero_grad", "scale", "backward"})
 METHOD_CALL = re.compile(r"\.(?:step|zero_grad|scale|backward)\s*\(")  # finds the lines to read
+# what else `accelerator.prepare` takes: never the model it wraps in DDP
+NOT_A_MODEL_WORDS = frozenset({
+    "loader", "dataloader", "dl", "data", "dataset", "optimizer", "optim", "opt", "scheduler", "sched", "lr",
+    "tokenizer", "iterator", "sampler", "scaler",
+})
+SHARDING_PLUGINS = frozenset({"fsdp_plugin", "deepspeed_plugin", "megatron_lm_plugin"})
 FRAMEWORK_NAME = re.compile(r"(^|_)(accelerator|engine|fabric|model_engine)$")
 
 
@@ -74,6 +80,9 @@ class Roles:
         built: list[tuple[list[ast.expr], ast.Call]] = []
         elsewhere: list[tuple[list[ast.expr], str]] = []  # built by a function of another project module
         ddp_subclasses = _ddp_subclasses(model)
+        prepared: list[tuple[list[ast.expr], ast.Call]] = []  # `accelerator.prepare(...)` calls
+        # a model `accelerator.prepare` wrapped (DDP when several processes run) -> the accelerator
+        self.prepared_by: dict[str, str] = {}
         for node in model.statements:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -90,6 +99,8 @@ class Roles:
                         built.append((targets, model.functions[constructor.func.id]))
                     elif (method := _own_method(model, node, constructor.func)) is not None:
                         built.append((targets, method))  # `self.model = self.parallel_model(...)`
+                    elif isinstance(constructor.func, ast.Attribute) and constructor.func.attr == "prepare":
+                        prepared.append((targets, constructor))
                     elif qualname and model.project is not None:
                         elsewhere.append((targets, qualname))
         for targets, qualname in elsewhere:  # `model = smart_DDP(model)` from utils/torch_utils.py
@@ -97,6 +108,8 @@ class Roles:
             self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
         for targets, function in built:  # after those: `return model` of a model one of them built
             self._from_function(model, targets, function)
+        for targets, call in prepared:
+            self._from_prepare(targets, call)
         for cls in model.classes.values():  # `self.model` read through `@property def model`
             for name, method in model.methods(cls).items():
                 if any(_names_property(d) for d in method.decorator_list):
@@ -106,6 +119,28 @@ class Roles:
         for name, called in _method_usage(model).items():
             if name not in self._roles:
                 self._roles.update(_role_from_usage(name, called))
+
+    def _from_prepare(self, targets: list[ast.expr], call: ast.Call) -> None:
+        """`model, optimizer, loader = accelerator.prepare(model, optimizer, loader)`: what it
+        returns for a model is DDP when several processes run; the optimizers, schedulers and
+        loaders it also takes keep their roles (by what they are, else by their names)."""
+        accelerator = dotted(call.func.value)
+        if accelerator is None or self._roles.get(accelerator) is not Role.ACCELERATOR or len(targets) != 1:
+            return
+        if any(k.arg in SHARDING_PLUGINS for built in self.constructors.get(accelerator, ()) for k in built.keywords):
+            return  # FSDP or DeepSpeed: the model is theirs, not DDP
+        target = targets[0]
+        elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        if len(elements) != len(call.args) or any(isinstance(a, ast.Starred) for a in call.args):
+            return
+        for element, argument in zip(elements, call.args):
+            name, given = dotted(element), dotted(argument)
+            if name is None or given is None or self._roles.get(given) is not None or self._roles.get(name) is not None:
+                continue
+            if set(re.split(r"[_.]", f"{name}.{given}".lower())) & NOT_A_MODEL_WORDS:
+                continue
+            self._assign([element], Role.DDP_MODEL)
+            self.prepared_by[name] = accelerator
 
     def _from_function(self, model: "ModuleModel", targets: list[ast.expr], function: ast.AST) -> None:
         """`model = wrap_ddp(model)`: the role of what every `return` of the function gives."""

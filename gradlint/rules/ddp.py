@@ -30,17 +30,22 @@ class DdpAccumulationWithoutNoSync(Rule):
             forwards = [f for f in forwards if not f.without_grad] or forwards  # not a frozen encoder's
             ddp = forwards[0].target
             factor = f"`{factor_text(model, accumulation.factor)}`"
+            # a model `accelerator.prepare` wrapped is DDP only when several processes run: its
+            # accelerator's `no_sync(model)` works either way, the model's own only under DDP
+            accelerator = (forwards[0].module or model).roles.prepared_by.get(ddp or "")
+            no_sync = f"{accelerator}.no_sync({ddp})" if accelerator else f"{ddp}.no_sync()"
+            what = f"wrapped in DistributedDataParallel by `{accelerator}.prepare` when several processes run" if accelerator else "DistributedDataParallel"
             message = (
-                f"`{ddp}` is DistributedDataParallel and gradients accumulate over {factor} "
+                f"`{ddp}` is {what} and gradients accumulate over {factor} "
                 f"micro-batches, but {code(model, backwards[0])} all-reduces them on every one: "
-                f"run the forward and backward of non-final micro-batches under `{ddp}.no_sync()`"
+                f"run the forward and backward of non-final micro-batches under `{no_sync}`"
             )
             if id(backwards[0].node) in reported:
                 continue
             reported.add(id(backwards[0].node))
             # one `no_sync()` per model: a fix for the first of several DDP models would leave the others syncing
             several = len({f.target for f in forwards}) > 1
-            fix = None if several else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], ddp)
+            fix = None if several else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], no_sync)
             yield Finding(self.code, model.span(_in_loop(model, backwards[0], accumulation)), message, fix)
 
 
@@ -54,7 +59,7 @@ def _in_loop(model: ModuleModel, backward, accumulation: Accumulation) -> ast.AS
     return backward.site if backward.inlined and not backward.elsewhere else anchor
 
 
-def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation, forward, backward, ddp) -> FixPlan | None:
+def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation, forward, backward, no_sync: str) -> FixPlan | None:
     if forward.inlined or backward.inlined or forward.scope is not loop.scope:
         return None
     pair = model.parents.common_block(forward.stmt, backward.stmt)
@@ -70,9 +75,9 @@ def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation
     boundary = accumulation.boundary_test(model, block, first)
     if boundary is None:
         return None
-    prelude = f"{CONTEXT_NAME} = contextlib.nullcontext() if {boundary} else {ddp}.no_sync()"
+    prelude = f"{CONTEXT_NAME} = contextlib.nullcontext() if {boundary} else {no_sync}"
     return FixPlan(
-        f"Run non-final micro-batches under `{ddp}.no_sync()`",
+        f"Run non-final micro-batches under `{no_sync}`",
         (
             WrapStatements(model.position(first), model.position(last), f"with {CONTEXT_NAME}:", (prelude,)),
             EnsureImport("contextlib"),

@@ -22,7 +22,7 @@ def main(args, model, train_dataloader, eval_dataloader):
             outputs = model(**batch)
             loss = outputs.loss
             total_loss += loss.detach().float()
-            accelerator.backward(loss / args.gradient_accumulation_steps)
+            accelerator.backward(loss / args.gradient_accumulation_steps)  # expect: GL401
             if (step + 1) % args.gradient_accumulation_steps == 0 or step == len(train_dataloader) - 1:
                 accelerator.clip_grad_norm_(model.parameters(), args.max_grad_norm)
                 optimizer.step()

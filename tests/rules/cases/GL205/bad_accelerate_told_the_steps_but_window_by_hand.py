@@ -9,7 +9,7 @@ def train(model, optimizer, lr_scheduler, train_dataloader, epochs, accumulation
         model.train()
         for step, batch in enumerate(train_dataloader):
             outputs = model(input_ids=batch["input_ids"], attention_mask=batch["input_mask"], labels=batch["target_ids"])
-            accelerator.backward(outputs.loss)  # Accelerate divides it by accumulation_steps
+            accelerator.backward(outputs.loss)  # expect: GL401
             if (step + 1) % accumulation_steps == 0:  # expect: GL205
                 accelerator.clip_grad_norm_(model.parameters(), 1.0)
                 optimizer.step()

@@ -1,3 +1,4 @@
+import contextlib
 import math
 
 import torch
@@ -19,10 +20,12 @@ def main(args, model, train_dataloader, eval_dataloader):
         model.train()
         total_loss = 0.0
         for step, batch in enumerate(train_dataloader):
-            outputs = model(**batch)
-            loss = outputs.loss
-            total_loss += loss.detach().float()
-            accelerator.backward(loss / args.gradient_accumulation_steps)  # expect: GL201
+            sync_context = contextlib.nullcontext() if (step + 1) % args.gradient_accumulation_steps == 0 or step == len(train_dataloader) - 1 else accelerator.no_sync(model)
+            with sync_context:
+                outputs = model(**batch)
+                loss = outputs.loss
+                total_loss += loss.detach().float()
+                accelerator.backward(loss / args.gradient_accumulation_steps)  # expect: GL201, GL401
             if (step + 1) % args.gradient_accumulation_steps == 0 or step == len(train_dataloader) - 1:
                 accelerator.clip_grad_norm_(model.parameters(), args.max_grad_norm)
                 optimizer.step()

@@ -1,3 +1,4 @@
+import contextlib
 from accelerate import Accelerator
 
 
@@ -8,8 +9,10 @@ def train(model, optimizer, lr_scheduler, train_dataloader, epochs, accumulation
     for epoch in range(epochs):
         model.train()
         for step, batch in enumerate(train_dataloader):
-            outputs = model(input_ids=batch["input_ids"], attention_mask=batch["input_mask"], labels=batch["target_ids"])
-            accelerator.backward(outputs.loss)  # Accelerate divides it by accumulation_steps
+            sync_context = contextlib.nullcontext() if (step + 1) % accumulation_steps == 0 else accelerator.no_sync(model)
+            with sync_context:
+                outputs = model(input_ids=batch["input_ids"], attention_mask=batch["input_mask"], labels=batch["target_ids"])
+                accelerator.backward(outputs.loss)  # expect: GL401
             if (step + 1) % accumulation_steps == 0 or step + 1 == len(train_dataloader):  # expect: GL205
                 accelerator.clip_grad_norm_(model.parameters(), 1.0)
                 optimizer.step()
