@@ -329,15 +329,23 @@ class Project:
         return self.resolve(path, module.imports, ".".join(inner), depth + 1)
 
     def _through_stars(self, importer: Path, imports: dict, head: str, rest: list[str], depth: int) -> Symbol | None:
-        """`head` as a star import of `importer` brings it: the first star-imported project
-        module that defines (or itself imports) the name."""
-        for star in star_imports(imports):
-            located = self.module_file(importer, star.module, star.level, [head])
-            if located is None or located[1] != [head]:
+        """`head` as a star import of `importer` brings it (see `star_binding`)."""
+        found = self.star_binding(importer, star_imports(imports), head)
+        if found is None:
+            return None
+        star = found[0]
+        return self.resolve(importer, {head: Import(star.module, star.level, head)}, ".".join([head, *rest]), depth + 1)
+
+    def star_binding(self, importer: Path, stars: list[Import], name: str) -> tuple[Import, Path, ModuleSummary] | None:
+        """(star import, module file, its summary) of the first module `importer` star-imports
+        from the project that defines `name` or imports it."""
+        for star in stars:
+            located = self.module_file(importer, star.module, star.level, [name])
+            if located is None or located[1] != [name]:
                 continue
             summarized = self.summary(located[0])
-            if summarized is not None and (summarized[1].symbol([head]) or head in summarized[1].imports):
-                return self.resolve(importer, {head: Import(star.module, star.level, head)}, ".".join([head, *rest]), depth + 1)
+            if summarized is not None and (summarized[1].symbol([name]) is not None or name in summarized[1].imports):
+                return star, located[0], summarized[1]
         return None
 
     def package_binding(self, module: Path) -> tuple[Path, list[str]] | None:
@@ -893,22 +901,23 @@ class ProjectContext:
     def through_star(self, module: "ModuleModel", name: str) -> str | None:
         """`model.name` for a name `from model import *` brings into `module`, when the project
         module `model` defines it or imports it from the project; what it imports from outside
-        the project is that (`torch` of `from utils import *` is torch). The modules read are
-        noted either way."""
-        for star in module.imports.stars:
-            located = self._locate(module, f"{star}.{name}")
-            if located is None or located[1] != [name]:
-                continue
-            summarized = self.project.summary(located[0])
-            if summarized is None:
-                continue
-            self._note(located[0])
-            imported = summarized[1].imports.get(name)
-            if imported is not None and not imported.level and not self._in_project(imported.module.split(".")[0]):
-                return ".".join(filter(None, [imported.module, imported.name]))
-            if summarized[1].symbol([name]) is not None or imported is not None:
-                return f"{star}.{name}"
-        return None
+        the project is that (`torch` of `from utils import *` is torch). The star-imported
+        modules are noted either way."""
+        if self.project is None:
+            return None
+        stars = [Import(star.lstrip("."), len(star) - len(star.lstrip("."))) for star in module.imports.stars]
+        found = self.project.star_binding(self.path, stars, name)
+        for star in stars:  # the answer, found or not, depends on what each of them binds
+            located = self.project.module_file(self.path, star.module, star.level, [])
+            if located is not None:
+                self._note(located[0])
+        if found is None:
+            return None
+        star, _, summary = found
+        imported = summary.imports.get(name)
+        if imported is not None and not imported.level and not self._in_project(imported.module.split(".")[0]):
+            return ".".join(filter(None, [imported.module, imported.name]))
+        return f"{'.' * star.level}{star.module}.{name}"
 
     def _in_project(self, head: str) -> bool:
         if head not in self._heads:  # `torch` of `torch.cat`, asked for every call assigned

@@ -36,15 +36,10 @@ class ClipPerMicroBatch(LoopRule):
     def _in_accelerate_window(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         """Inside `accelerator.accumulate(model)` the prepared optimizer steps on the window's last
         micro-batch only; a clip not under `if accelerator.sync_gradients:` runs on every one."""
-        prepared = prepared_names(model)
-        steps = [e for e in loop.of(*STEPS) if e.target in prepared]
-        for clip in loop.of(Kind.CLIP):
-            window = accelerate_window(model, clip)
-            if window is None or not steps:
-                continue
+        for clip, window, step in _in_accelerate_windows(model, loop, Kind.CLIP):
             message = (
                 f"{code(model, clip)} runs on every micro-batch of `accelerator.accumulate(...)` while "
-                f"{code(model, steps[0])} steps once per `{factor_text(model, window)}` of them: it clips "
+                f"{code(model, step)} steps once per `{factor_text(model, window)}` of them: it clips "
                 "partial sums of the window; clip under `if accelerator.sync_gradients:`"
             )
             yield Finding(self.code, model.span(clip.anchor), message, None)
@@ -114,22 +109,31 @@ class SchedulerPerMicroBatch(LoopRule):
     def _not_prepared(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         """Inside `accelerator.accumulate(model)` the prepared optimizer skips its step until the
         window's last micro-batch; a scheduler never handed to `prepare` steps every time."""
-        prepared = prepared_names(model)
-        steps = [e for e in loop.of(*STEPS) if e.target in prepared]
-        for sched in loop.of(Kind.SCHED_STEP):
-            window = accelerate_window(model, sched)
-            if window is None or sched.target in prepared or sched.node.args or sched.node.keywords or not steps:
+        for sched, window, step in _in_accelerate_windows(model, loop, Kind.SCHED_STEP):
+            if sched.target in prepared_names(model) or sched.node.args or sched.node.keywords:
                 continue
             if schedule_counts_micro_batches(model, sched, window):
                 continue
             factor = factor_text(model, window)
             message = (
                 f"`{sched.target}.step()` runs on every micro-batch of `accelerator.accumulate(...)` while "
-                f"{code(model, steps[0])} steps once per `{factor}` of them: `{sched.target}` was not "
+                f"{code(model, step)} steps once per `{factor}` of them: `{sched.target}` was not "
                 f"passed to `accelerator.prepare`, so the learning rate advances `{factor}` times per "
                 f"update and the schedule ends `{factor}` times too early; prepare it with the optimizer"
             )
             yield Finding(self.code, model.span(sched.anchor), message, None)
+
+
+def _in_accelerate_windows(model: ModuleModel, loop: TrainingLoop, kind: Kind):
+    """(event, N, the prepared optimizer's step) for each event of `kind` that runs on every
+    micro-batch of an `accelerator.accumulate(...)` window of N, in a loop stepping a prepared
+    optimizer (which steps once per window)."""
+    prepared = prepared_names(model)
+    step = next((e for e in loop.of(*STEPS) if e.target in prepared), None)
+    for event in loop.of(kind) if step is not None else ():
+        window = accelerate_window(model, event)
+        if window is not None:
+            yield event, window, step
 
 
 def _told_when(step) -> bool:
