@@ -322,10 +322,11 @@ class EventWalker:
         if not self._may_hold_events(min(r.lineno for r in roots), max(r.end_lineno for r in roots)):
             return
         for node in module.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
-            if isinstance(node, ast.Call):
-                self._call(node, stmt)
+            owner = switch_owner(node)
+            if owner is not None:
+                self._add(Kind.NO_SYNC, node, stmt, target=self._name(owner))
             else:
-                self._add(Kind.NO_SYNC, node, stmt, target=self._name(node.value))
+                self._call(node, stmt)
 
     def _may_hold_events(self, first: int, last: int) -> bool:
         return self.frame.module.may_hold_events(first, last) or self._names_ddp_parameter(first, last)
@@ -806,6 +807,20 @@ def _loop_carried(module: "ModuleModel", stmt: ast.stmt, assignments, earlier) -
         return None
     later = [a for a in assignments if stmt.end_lineno < a.lineno <= loop.end_lineno]
     return later[0] if len(later) == 1 else None
+
+
+def switch_owner(node: ast.AST) -> ast.expr | None:
+    """The object whose gradient sync `node` switches: `model.no_sync`,
+    `model.require_backward_grad_sync`, or a lookup a bare model survives
+    (`getattr(model, "no_sync", contextlib.nullcontext)`); None for anything else."""
+    if isinstance(node, ast.Attribute):
+        return node.value if node.attr in NO_SYNC_ATTRIBUTES else None
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+        and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value in NO_SYNC_ATTRIBUTES
+    ):
+        return node.args[0]
+    return None
 
 
 def _interesting_nodes(roots: list[ast.AST]) -> list[ast.AST]:

@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, callers, class_of_scope, resolve_callee
-from gradlint.model.events import NO_SYNC_ATTRIBUTES, STEPS, Event, Kind, unit_events
+from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
@@ -369,10 +369,7 @@ def _made_from_sync_control(model: "ModuleModel", scope: ast.AST, context: ast.e
         return False
     assignments = [s for s in model.scope(scope).assignments.get(name, ()) if not _only_for_fsdp(model, s)]
     values = [getattr(s, "value", None) for s in assignments]
-    return any(
-        isinstance(node, ast.Attribute) and node.attr in NO_SYNC_ATTRIBUTES
-        for value in values if value is not None for node in ast.walk(value)
-    )
+    return any(switch_owner(node) is not None for value in values if value is not None for node in ast.walk(value))
 
 
 def _only_for_fsdp(model: "ModuleModel", stmt: ast.stmt) -> bool:

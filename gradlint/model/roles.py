@@ -83,6 +83,9 @@ class Roles:
         prepared: list[tuple[list[ast.expr], ast.Call]] = []  # `accelerator.prepare(...)` calls
         # a model `accelerator.prepare` wrapped (DDP when several processes run) -> the accelerator
         self.prepared_by: dict[str, str] = {}
+        # names wrapped in DDP by a statement every run executes: only their own `no_sync()`
+        # exists whatever the run (`if args.distributed: model = DDP(model)` may leave a bare model)
+        self.surely_ddp: set[str] = set()
         for node in model.statements:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -95,6 +98,8 @@ class Roles:
                         self._assign(targets, role)
                         for name in filter(None, map(dotted, targets)):
                             self.constructors[name].append(constructor)
+                            if role is Role.DDP_MODEL and constructor is node.value and _unconditional(model, node):
+                                self.surely_ddp.add(name)
                     elif isinstance(constructor.func, ast.Name) and constructor.func.id in model.functions:
                         built.append((targets, model.functions[constructor.func.id]))
                     elif (method := _own_method(model, node, constructor.func)) is not None:
@@ -200,6 +205,12 @@ def _ddp_subclasses(model: "ModuleModel") -> set[str]:
         name for name, cls in model.classes.items()
         if any(classify_constructor(model.imports.qualname(base) or "") is Role.DDP_MODEL for base in cls.bases)
     }
+
+
+def _unconditional(model: "ModuleModel", stmt: ast.stmt) -> bool:
+    """Whether `stmt` runs whenever its function (or module) does: no `if`, `try` or loop
+    between them."""
+    return all(isinstance(node, ast.With) for node in model.parents.chain(stmt)[1:])
 
 
 def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST | None:

@@ -30,9 +30,10 @@ class DdpAccumulationWithoutNoSync(Rule):
             forwards = [f for f in forwards if not f.without_grad] or forwards  # not a frozen encoder's
             ddp = forwards[0].target
             factor = f"`{factor_text(model, accumulation.factor)}`"
+            roles = (forwards[0].module or model).roles
             # a model `accelerator.prepare` wrapped is DDP only when several processes run: its
             # accelerator's `no_sync(model)` works either way, the model's own only under DDP
-            accelerator = (forwards[0].module or model).roles.prepared_by.get(ddp or "")
+            accelerator = roles.prepared_by.get(ddp or "")
             no_sync = f"{accelerator}.no_sync({ddp})" if accelerator else f"{ddp}.no_sync()"
             what = f"wrapped in DistributedDataParallel by `{accelerator}.prepare` when several processes run" if accelerator else "DistributedDataParallel"
             message = (
@@ -45,7 +46,10 @@ class DdpAccumulationWithoutNoSync(Rule):
             reported.add(id(backwards[0].node))
             # one `no_sync()` per model: a fix for the first of several DDP models would leave the others syncing
             several = len({f.target for f in forwards}) > 1
-            fix = None if several else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], no_sync)
+            # a model that may run bare (wrapped on some paths only, or given by callers) has no
+            # `no_sync()` then: the fix asks for it, else syncs as before
+            in_fix = no_sync if accelerator or ddp in roles.surely_ddp else f'getattr({ddp}, "no_sync", contextlib.nullcontext)()'
+            fix = None if several else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], no_sync, in_fix)
             yield Finding(self.code, model.span(_in_loop(model, backwards[0], accumulation)), message, fix)
 
 
@@ -59,7 +63,11 @@ def _in_loop(model: ModuleModel, backward, accumulation: Accumulation) -> ast.AS
     return backward.site if backward.inlined and not backward.elsewhere else anchor
 
 
-def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation, forward, backward, no_sync: str) -> FixPlan | None:
+def _wrap_fix(
+    model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation, forward, backward, no_sync: str, context: str
+) -> FixPlan | None:
+    """Non-final micro-batches' forward through backward wrapped in `context` (which is
+    `no_sync`, or a lookup of it that a bare model survives)."""
     if forward.inlined or backward.inlined or forward.scope is not loop.scope:
         return None
     pair = model.parents.common_block(forward.stmt, backward.stmt)
@@ -75,7 +83,7 @@ def _wrap_fix(model: ModuleModel, loop: TrainingLoop, accumulation: Accumulation
     boundary = accumulation.boundary_test(model, block, first)
     if boundary is None:
         return None
-    prelude = f"{CONTEXT_NAME} = contextlib.nullcontext() if {boundary} else {no_sync}"
+    prelude = f"{CONTEXT_NAME} = contextlib.nullcontext() if {boundary} else {context}"
     return FixPlan(
         f"Run non-final micro-batches under `{no_sync}`",
         (

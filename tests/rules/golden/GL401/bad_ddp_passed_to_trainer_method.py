@@ -15,7 +15,7 @@ class Trainer:
         for it in range(self.max_iters):
             for micro in range(self.grad_accum):
                 x, y = next(batches)
-                sync_context = contextlib.nullcontext() if micro == self.grad_accum - 1 else model.no_sync()
+                sync_context = contextlib.nullcontext() if micro == self.grad_accum - 1 else getattr(model, "no_sync", contextlib.nullcontext)()
                 with sync_context:
                     loss = model(x, y) / self.grad_accum
                     loss.backward()  # expect: GL401

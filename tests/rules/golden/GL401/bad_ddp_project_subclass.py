@@ -20,7 +20,7 @@ def train(task, batches, optimizer, device, world_size, total_steps, accumulate=
     wrapped.train()
     for step in range(total_steps):
         for _ in range(accumulate):
-            sync_context = contextlib.nullcontext() if _ == accumulate - 1 else wrapped.no_sync()
+            sync_context = contextlib.nullcontext() if _ == accumulate - 1 else getattr(wrapped, "no_sync", contextlib.nullcontext)()
             with sync_context:
                 loss = wrapped("train", **next(batches))
                 (loss / accumulate).backward()  # expect: GL401

@@ -21,7 +21,7 @@ class Trainer:
         batches = iter(loader)
         while self.current_step <= self.total_steps:
             batch = [t.cuda(args.local_rank) for t in next(batches)]
-            sync_context = contextlib.nullcontext() if self.current_step % self.accumulation_steps == 0 else model.no_sync()
+            sync_context = contextlib.nullcontext() if self.current_step % self.accumulation_steps == 0 else getattr(model, "no_sync", contextlib.nullcontext)()
             with sync_context:
                 loss = self.forward_propagation(batch, model)
                 loss.backward()  # expect: GL401

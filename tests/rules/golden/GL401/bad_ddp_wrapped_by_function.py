@@ -23,7 +23,7 @@ def main(grad_accum_steps=8, steps=10000):
     for step in range(steps):
         for micro_step in range(grad_accum_steps):
             x, y = next(stream)
-            sync_context = contextlib.nullcontext() if micro_step == grad_accum_steps - 1 else ddp.no_sync()
+            sync_context = contextlib.nullcontext() if micro_step == grad_accum_steps - 1 else getattr(ddp, "no_sync", contextlib.nullcontext)()
             with sync_context:
                 logits = ddp(x)
                 loss = F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1)) / grad_accum_steps

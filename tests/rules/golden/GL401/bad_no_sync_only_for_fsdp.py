@@ -13,7 +13,7 @@ def train_one_epoch(model, data, optimizer, scaler, args):
         optimizer.zero_grad()
         for ii in range(args.accum_freq):
             maybe_no_sync = nullcontext
-            sync_context = contextlib.nullcontext() if ii == args.accum_freq - 1 else model.no_sync()
+            sync_context = contextlib.nullcontext() if ii == args.accum_freq - 1 else getattr(model, "no_sync", contextlib.nullcontext)()
             with sync_context:
                 if isinstance(model, FSDP) and ii != args.accum_freq - 1:
                     maybe_no_sync = model.no_sync
