@@ -683,6 +683,8 @@ def _ddp_lines(frame: Frame) -> list[int]:
         # `self` of a subclass in another module: its names are read there
         return mixin and any(combined_ddp(m.group(1)) for m in SELF_CALL.finditer(text))
 
+    if not (parameters or fields or attributes or mixin):
+        return []
     scope = frame.scope
     first, last = (1, len(module.lines)) if isinstance(scope, ast.Module) else (scope.lineno, scope.end_lineno)
     return [number for number in range(first, last + 1) if names_ddp(module.lines[number - 1])]
