@@ -90,6 +90,7 @@ class Event:
     loss_source: LossSource | None = None
     threshold_scaled: bool = False  # CLIP: max_norm multiplied by the scaler's get_scale()
     own_schedule: bool = False  # SCHED_STEP: a project class that is no torch LR scheduler
+    by_accelerator: bool = False  # FRAMEWORK: a call on an Accelerate accelerator
 
     @property
     def inlined(self) -> bool:
@@ -389,7 +390,7 @@ class EventWalker:
                 self._clip(call, stmt)  # Accelerate's own accumulation: a clip all the same
                 return
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
-                self._add(Kind.FRAMEWORK, call, stmt, target=name)
+                self._add(Kind.FRAMEWORK, call, stmt, target=name, by_accelerator=receiver_role is Role.ACCELERATOR)
                 return
             if method == "backward" and receiver_role is Role.DDP_MODEL:
                 return  # DDP has no backward(): the engine's, on the branch that builds one

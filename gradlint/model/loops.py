@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -151,6 +151,25 @@ class TrainingLoop:
         if self.of(Kind.FRAMEWORK) or not self.optimizers:
             return False
         return len(self.optimizers) == 1 or self._stepped_together()
+
+    @cached_property
+    def ordered_by_hand(self) -> "TrainingLoop | None":
+        """The loop as the order rules read it: itself when plain; for a loop that leaves only
+        backward to Accelerate (`accelerator.backward(loss)`, which scales the loss and, under
+        `accumulate()`, divides it and defers the prepared optimizer's step and zero_grad),
+        a view where that call is the backward, since the code still orders its own clip,
+        step, zero_grad and scheduler; None for other frameworks, which run the step too."""
+        if self.plain:
+            return self
+        framework = self.of(Kind.FRAMEWORK)
+        if not framework or not all(e.by_accelerator for e in framework):
+            return None
+        events = [
+            replace(e, kind=Kind.BACKWARD, loss=e.node.args[0], by_accelerator=False) if _accelerator_backward(e) else e
+            for e in self.events if e.kind is not Kind.FRAMEWORK or _accelerator_backward(e)
+        ]
+        view = TrainingLoop(self.model, self.node, events)
+        return view if view.plain else None
 
     @cached_property
     def optimizer_phases(self) -> list["TrainingLoop"]:
@@ -593,6 +612,14 @@ def _candidates(model: "ModuleModel"):
         first = bisect.bisect_left(lines, node.lineno)
         if first < len(lines) and lines[first] <= node.end_lineno:
             yield node
+
+
+def _accelerator_backward(event: Event) -> bool:
+    node = event.node
+    return (
+        event.by_accelerator and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "backward" and bool(node.args)
+    )
 
 
 def _trains(events: list[Event]) -> bool:

@@ -66,10 +66,15 @@ class LoopRule(Rule):
     framework does the work (Accelerate, DeepSpeed, closures) or that step several optimizers
     are skipped, precision first (DESIGN §2.1)."""
 
+    # True: the rule judges only the order of the loop's own events, which a loop leaving its
+    # backward to Accelerate still decides (TrainingLoop.ordered_by_hand)
+    reads_order_only: ClassVar[bool] = False
+
     def check(self, model: "ModuleModel") -> Iterator[Finding]:
         for loop in model.loops:
-            if loop.plain:
-                yield from self.check_loop(model, loop)
+            view = loop.ordered_by_hand if self.reads_order_only else loop if loop.plain else None
+            if view is not None:
+                yield from self.check_loop(model, view)
 
     def check_loop(self, model: "ModuleModel", loop: "TrainingLoop") -> Iterator[Finding]:
         raise NotImplementedError

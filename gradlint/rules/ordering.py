@@ -18,6 +18,7 @@ class ClipAfterStep(LoopRule):
     name = "clip-after-step"
     summary = "gradient clipping runs after optimizer.step() in the same iteration"
     fix_applicability = "safe"
+    reads_order_only = True
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         for clip in loop.of(Kind.CLIP):
@@ -55,6 +56,7 @@ class ClipBeforeBackward(LoopRule):
     name = "clip-before-backward"
     summary = "gradient clipping runs before this iteration's backward(), on stale or no gradients"
     fix_applicability = "safe"
+    reads_order_only = True
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         for clip in loop.of(Kind.CLIP):
@@ -85,6 +87,7 @@ class ZeroGradBeforeStep(LoopRule):
     name = "zero-grad-before-step"
     summary = "zero_grad() runs between backward() and step(): the step sees zero gradients"
     fix_applicability = "safe"
+    reads_order_only = True
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         accumulation = loop.accumulation
@@ -120,6 +123,7 @@ class SchedulerBeforeStep(LoopRule):
     name = "scheduler-before-step"
     summary = "scheduler.step() runs before optimizer.step() in the iteration"
     fix_applicability = "safe"
+    reads_order_only = True
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         accumulation = loop.accumulation
