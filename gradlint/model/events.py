@@ -347,8 +347,9 @@ class EventWalker:
         """`accelerator.backward(loss)` is a plain backward when the code accumulates itself: the
         Accelerator is built here and no `accelerator.accumulate(...)` or `no_sync` context is
         around (without one, Accelerate syncs and steps at every call). What its backward divides
-        the loss by comes back: `gradient_accumulation_steps`, 1 when not given; None when the
-        Accelerator accumulates, or is not known."""
+        the loss by comes back: `gradient_accumulation_steps`, 1 when not given, the accelerator's
+        own setting when its options are not spelled out; None when the Accelerator
+        accumulates, or is not known."""
         if any(isinstance(c, ast.Call) and getattr(c.func, "attr", None) in ("accumulate", "no_sync") for c in self.state.contexts):
             return None
         frame = self.frame
@@ -356,7 +357,9 @@ class EventWalker:
         if not (isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator")):
             return None
         if any(k.arg is None for k in value.keywords):
-            return None  # `Accelerator(**config)`: its settings are not known
+            # `Accelerator(**config)`: it divides by its own setting, whatever that is
+            setting = ast.Attribute(value=accelerator, attr="gradient_accumulation_steps", ctx=ast.Load())
+            return ast.copy_location(setting, call)
         steps = [k.value for k in value.keywords if k.arg == "gradient_accumulation_steps"]
         return steps[0] if steps else ast.Constant(1)
 

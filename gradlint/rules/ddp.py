@@ -21,7 +21,7 @@ class DdpAccumulationWithoutNoSync(Rule):
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         reported = set()  # backwards already reported from another unit (a step method and its driver)
-        for loop in model.loops:
+        for loop in (phase for unit in model.loops for phase in unit.optimizer_phases):  # a GAN's turns each
             accumulation = loop.accumulation
             forwards = loop.on_path(Kind.FORWARD)
             backwards = loop.on_path(Kind.BACKWARD)
