@@ -36,7 +36,12 @@ def scheduler_steps_before_training(model: "ModuleModel", loop: "TrainingLoop") 
     outer_index = next((i for i, s in enumerate(chain[1:], 1) if isinstance(s, LOOPS)), None)
     if outer_index is None:
         return _at_start_of_epoch_function(model, loop, chain[-1])
-    outer, holder = chain[outer_index], chain[outer_index - 1]
+    return _early_in_epoch(model, chain[outer_index], chain[outer_index - 1])
+
+
+def _early_in_epoch(model: "ModuleModel", outer: ast.stmt, holder: ast.stmt) -> list[EarlySchedulerStep]:
+    """Scheduler steps in the body of the epoch loop `outer` before `holder`, the statement of
+    that body that trains (the batch loop, or the call of the function holding it)."""
     if model.parents.block.get(holder) is not outer.body:
         return []
     found = []
@@ -61,6 +66,10 @@ def _at_start_of_epoch_function(model: "ModuleModel", loop: "TrainingLoop", hold
     function = model.parents.scope_of(loop.node)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or model.parents.block.get(holder) is not function.body:
         return []
+    return _at_start_of_function(model, loop, function, holder) or _before_call_in_epoch(model, function)
+
+
+def _at_start_of_function(model: "ModuleModel", loop: "TrainingLoop", function: ast.AST, holder: ast.stmt) -> list[EarlySchedulerStep]:
     events = unit_events(model, function)
     start = min((e.order for e in events if any(l is loop.node for l in e.loops)), default=None)
     if start is None:
@@ -81,6 +90,21 @@ def _at_start_of_epoch_function(model: "ModuleModel", loop: "TrainingLoop", hold
         EarlySchedulerStep(e.node, stmt, holder, call)
         for e in early for stmt in statements if _holds(stmt, e.node)
     ]
+
+
+def _before_call_in_epoch(model: "ModuleModel", function: ast.AST) -> list[EarlySchedulerStep]:
+    """`for epoch ...: scheduler.step(); train(model, loader, optimizer)`: an epoch loop of
+    this module stepping a scheduler before it calls the function holding the batch loop
+    (callers in other modules are left alone: the step would be reported there)."""
+    found = []
+    for _, context in callers(model, function):
+        if context.module is not model or context.statement is None:
+            continue
+        chain = model.parents.chain(context.statement)
+        index = next((i for i, s in enumerate(chain[1:], 1) if isinstance(s, LOOPS)), None)
+        if index is not None:
+            found += _early_in_epoch(model, chain[index], chain[index - 1])
+    return found
 
 
 def _per_epoch_call(model: "ModuleModel", function: ast.AST) -> tuple["ModuleModel", ast.stmt] | None:
