@@ -49,6 +49,8 @@ LIGHTNING_CLIPS = frozenset({"clip_gradients"})
 MAX_HELPER_DEPTH = 6  # how many calls deep the walk follows helpers
 GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
+# what an Accelerate accelerator does to gradients (its clips are read as clips)
+ACCELERATOR_GRADIENT_METHODS = frozenset({"backward", "accumulate", "no_sync", "unscale_gradients"})
 # methods whose receiver's role decides an event (beside any sync switch of a DDP model)
 ROLE_METHODS = frozenset({
     "backward", "manual_backward", "step", "zero_grad", "unscale_", "update", "scale",
@@ -392,6 +394,8 @@ class EventWalker:
             if receiver_role is Role.ACCELERATOR and method in CLIP_FUNCTIONS:
                 self._clip(call, stmt)  # Accelerate's own accumulation: a clip all the same
                 return
+            if receiver_role is Role.ACCELERATOR and method not in ACCELERATOR_GRADIENT_METHODS:
+                return  # log, print, gather, wait_for_everyone: no gradient event
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name, by_accelerator=receiver_role is Role.ACCELERATOR)
                 return

@@ -120,10 +120,11 @@ class Accumulation:
 class TrainingLoop:
     """A loop (or a step function) whose body runs backward() and an optimizer step."""
 
-    def __init__(self, model: "ModuleModel", node: ast.AST, events: list[Event]):
+    def __init__(self, model: "ModuleModel", node: ast.AST, events: list[Event], accelerated: bool = False):
         self.model = model
         self.node = node
         self.events = events
+        self.accelerated = accelerated  # a view of a loop whose backward Accelerate runs (ordered_by_hand)
 
     @property
     def scope(self) -> ast.AST:
@@ -168,7 +169,7 @@ class TrainingLoop:
             replace(e, kind=Kind.BACKWARD, loss=e.node.args[0], by_accelerator=False) if _accelerator_backward(e) else e
             for e in self.events if e.kind is not Kind.FRAMEWORK or _accelerator_backward(e)
         ]
-        view = TrainingLoop(self.model, self.node, events)
+        view = TrainingLoop(self.model, self.node, events, accelerated=True)
         return view if view.plain else None
 
     @cached_property

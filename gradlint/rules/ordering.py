@@ -31,9 +31,11 @@ class ClipAfterStep(LoopRule):
                 "step uses them"
             )
             # With a closure, backward runs inside step(): a clip moved before it would
-            # clip the previous iteration's gradients.
+            # clip the previous iteration's gradients. Under Accelerate's accumulate() a clip
+            # next to the step would run on every micro-batch: it belongs under
+            # `if accelerator.sync_gradients`, which the fix cannot know to write.
             closure = step.kind is Kind.STEP and (step.node.args or step.node.keywords)
-            operation = None if closure else move(model, loop, clip, step.stmt, "before")
+            operation = None if closure or loop.accelerated else move(model, loop, clip, step.stmt, "before")
             fix = self.plan(f"Move the clip before {code(model, step)}", operation)
             yield Finding(self.code, model.span(clip.anchor), message, fix)
 
@@ -77,7 +79,7 @@ class ClipBeforeBackward(LoopRule):
 
     def _fix(self, model, loop, clip, backward):
         pair = model.parents.common_block(clip.stmt, backward.stmt)
-        if pair is None or backward.inlined:
+        if pair is None or backward.inlined or loop.accelerated:
             return None
         return self.plan(f"Move the clip after {code(model, backward)}", move(model, loop, clip, pair[1], "after"))
 
