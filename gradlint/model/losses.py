@@ -20,6 +20,7 @@ RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|mo
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`):
 # it sets the term's share, it does not divide by the window.
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma"})
+TEMPERATURE_NAMES = frozenset({"T", "temperature", "tau", "kd_temperature", "distill_temperature"})
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
 # The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
 # which leaves each rank's loss as large as before, so it does not divide by the window.
@@ -347,12 +348,18 @@ def _is_weight_literal(expr: ast.expr) -> bool:
 
 
 def _is_loss_weight(expr: ast.expr) -> bool:
-    """`args.kl_weight`, `self.hparams.ins_loss_ratio`, `lambda_gp`: a named term weight (not
-    an accumulation or normalizing quantity)."""
+    """`args.kl_weight`, `self.hparams.ins_loss_ratio`, `lambda_gp`, the other term's share
+    `(1 - alpha)`, a distillation temperature `T` (`kl * T * T`): a term's weight, not an
+    accumulation or normalizing quantity."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
+        return _is_loss_weight(expr.right)
     name = dotted(expr)
     if name is None:
         return False
-    last = name.rsplit(".", 1)[-1].lower()
+    last = name.rsplit(".", 1)[-1]
+    if last in TEMPERATURE_NAMES:
+        return True
+    last = last.lower()
     return bool(set(last.split("_")) & LOSS_WEIGHT_WORDS) and not any(word in last for word in NORMALIZER_WORDS)
 
 
