@@ -59,16 +59,28 @@ def _no_sync_contexts(model: ModuleModel):
     for stmt, context in nodes_on_lines(model, ("no_sync", "with ")):
         if not isinstance(stmt, (ast.With, ast.AsyncWith)) or all(i.context_expr is not context for i in stmt.items):
             continue
-        value = context
-        if isinstance(context, ast.Name):
-            value, _, _ = model.values.reaching_value(context, model.parents.scope_of(stmt), stmt.lineno)
-        owner = next(
-            (dotted(n.func.value) for n in ast.walk(value) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Attribute) and n.func.attr == "no_sync"),
-            None,
-        ) if value is not None else None
+        owner = next(filter(None, map(_no_sync_owner, _context_values(model, stmt, context))), None)
         if owner and not _sharded(model, stmt, owner):
             yield stmt, context, owner
+
+
+def _context_values(model: ModuleModel, stmt: ast.stmt, context: ast.expr) -> list[ast.expr]:
+    """What a `with` item may be: itself, or for a name (`with ctx:`) or a call of one (`with
+    ctx():`) every value the function gave that name before, on whichever branch."""
+    name = context.func if isinstance(context, ast.Call) and not context.args and not context.keywords else context
+    if not isinstance(name, ast.Name):
+        return [context]
+    earlier = model.scope(model.parents.scope_of(stmt)).before(name.id, stmt.lineno)
+    return [value for s in earlier if (value := getattr(s, "value", None)) is not None]
+
+
+def _no_sync_owner(value: ast.expr) -> str | None:
+    """The model whose `no_sync` the value is, called or not (`model.no_sync()`, `model.no_sync`
+    called later, either side of a conditional expression)."""
+    return next(
+        (dotted(n.value) for n in ast.walk(value) if isinstance(n, ast.Attribute) and n.attr == "no_sync"),
+        None,
+    )
 
 
 def _sharded(model: ModuleModel, stmt: ast.stmt, owner: str) -> bool:
@@ -159,6 +171,13 @@ def _runs(call: ast.Call, ddp: str) -> bool:
     return not inspects and any(dotted(a) == ddp for a in call.args)
 
 
+def _assigned(stmt: ast.stmt) -> set[str]:
+    """Plain names a statement assigns, on any of its branches."""
+    return {
+        n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
 def _fix(model: ModuleModel, forward: ast.Call, with_stmt: ast.stmt) -> FixPlan | None:
     """Move the statements from the forward to the `with` into its body, when they share a block
     and no step, clip or zero_grad would move with them."""
@@ -166,12 +185,21 @@ def _fix(model: ModuleModel, forward: ast.Call, with_stmt: ast.stmt) -> FixPlan 
     first = next((s for s in block if contains(s, forward)), None)
     if first is None or block.index(first) > block.index(with_stmt):
         return None
-    moved = block[block.index(first) : block.index(with_stmt)]
+    between = block[block.index(first) : block.index(with_stmt)]
     if any(
         isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in STEPPING
-        for s in moved for n in ast.walk(s)
+        for s in between for n in ast.walk(s)
     ):
         return None
+    # what picks the context (`ctx = model.no_sync if ... else nullcontext`) stays before it
+    needed = {n.id for item in with_stmt.items for n in ast.walk(item.context_expr) if isinstance(n, ast.Name)}
+    staying = [s for s in between if _assigned(s) & needed]
+    moved = [s for s in between if s not in staying]
+    produced = set().union(*map(_assigned, moved))
+    if not any(contains(s, forward) for s in moved) or any(
+        isinstance(n, ast.Name) and n.id in produced for s in staying for n in ast.walk(s)
+    ):
+        return None  # the forward picks the context, or the choice reads what it computes
     anchor = model.position(with_stmt.body[0])
     return FixPlan(
         "Move the forward into the no_sync context",
