@@ -425,7 +425,9 @@ class EventWalker:
                     self._step(call, stmt, name)
                 return
             if receiver_role is Role.SCALER:
-                optimizer = self._name(call.args[0]) if call.args else None
+                # `scaler.step(optimizer)`, `scaler.step(optimizer=self.optimizer)`
+                given = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "optimizer"), None)
+                optimizer = self._name(given) if given is not None else None
                 kind = {"step": Kind.SCALER_STEP, "unscale_": Kind.UNSCALE, "update": Kind.SCALER_UPDATE}.get(method)
                 if kind:
                     self._add(kind, call, stmt, target=name, optimizer=optimizer)

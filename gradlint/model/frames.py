@@ -206,15 +206,31 @@ def _constructed_object(module: "ModuleModel", cls: ast.ClassDef, value: ast.exp
 
 
 def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str]:
-    """Attributes of `self` set once, to a parameter of `__init__` (`self.model = model`)."""
+    """Attributes of `self` set to a parameter of `__init__` (`self.model = model`) and
+    otherwise only handed along (`self.model = copy_weights(self.model, ema)`,
+    `self.optimizer = scheduler.update_lr(optimizer=self.optimizer)`)."""
     init = module.methods(cls).get("__init__")
     if init is None:
         return []
     parameters = parameter_names(init)
-    return [
-        attribute for attribute, values in module.class_attributes(cls).items()
-        if len(values) == 1 and isinstance(values[0], ast.Name) and values[0].id in parameters
-    ]
+    found = []
+    for attribute, values in module.class_attributes(cls).items():
+        given = [v for v in values if isinstance(v, ast.Name) and v.id in parameters]
+        if len(given) == 1 and all(v is given[0] or _hands_along(v, attribute) for v in values):
+            found.append(attribute)
+    return found
+
+
+def _hands_along(value: ast.expr, attribute: str) -> bool:
+    """A call given `self.<attribute>` itself, as an argument or as its receiver: it hands
+    back the same object, updated."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    passed = [*value.args, *(k.value for k in value.keywords)]
+    if isinstance(func, ast.Attribute):
+        passed.append(func.value)
+    return any(dotted(p) == f"self.{attribute}" for p in passed)
 
 
 def constructor_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> Role | None:
@@ -228,7 +244,7 @@ def _constructor_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: 
     """The `__init__` parameter `self.<attribute>` is set to, when it is a constructor attribute."""
     if attribute not in constructor_attributes(module, cls):
         return None
-    return module.class_attributes(cls)[attribute][0].id
+    return next(v.id for v in module.class_attributes(cls)[attribute] if isinstance(v, ast.Name))
 
 
 def parameter_names(function: ast.AST) -> set[str]:
