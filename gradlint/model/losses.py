@@ -165,6 +165,8 @@ class _Analysis:
             return None  # a loss over the whole window's batch: its gradients sum, undivided
         if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]):
             return False  # the raw value of a loss function, a criterion, a model's forward
+        if _models_loss_method(func):
+            return False  # `model.module.get_loss_acc(out, y)`: the model's loss of this batch
         return None  # some other function: it may well divide inside
 
     def spans_cached_micro_batches(self, call: ast.Call, scope: ast.AST) -> bool:
@@ -340,6 +342,14 @@ def _is_per_sample_quantity(name: str) -> bool:
     micro-batch it just generated or read, never already divided by a window."""
     words = set(name.rsplit(".", 1)[-1].lower().split("_"))
     return bool(words & PER_SAMPLE_WORDS) or "logprobs" in words or {"log", "probs"} <= words
+
+
+def _models_loss_method(func: ast.expr) -> bool:
+    """A loss method of a model (`model.get_loss(...)`, `net.module.compute_loss(...)`)."""
+    if not (isinstance(func, ast.Attribute) and "loss" in func.attr.lower()):
+        return False
+    receiver = dotted(func.value)
+    return receiver is not None and RAW_LOSS_CALLEE.search(receiver.rsplit(".", 1)[-1]) is not None
 
 
 def _is_weight_literal(expr: ast.expr) -> bool:
