@@ -120,7 +120,8 @@ def _backpropagated_here(loop) -> set[str]:
     """Names of the loop's own tensors that backward runs on: a helper's `loss.backward()` names
     the helper's `loss` (unless the loop passed it in), not what the helper returns to the loop."""
     names = set()
-    for backward in loop.of(Kind.BACKWARD):
+    view = loop.ordered_by_hand or loop  # `accelerator.backward(loss)` runs on `loss` as well
+    for backward in view.of(Kind.BACKWARD):
         source = backward.loss_source
         if source is not None and source.scope is loop.scope:
             names.add(dotted(_scaled_term(source.expr)))  # `(loss / accum).backward()` runs on `loss`'s graph
