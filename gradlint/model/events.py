@@ -92,7 +92,7 @@ class Event:
     loss_source: LossSource | None = None
     threshold_scaled: bool = False  # CLIP: max_norm multiplied by the scaler's get_scale()
     own_schedule: bool = False  # SCHED_STEP: a project class that is no torch LR scheduler
-    by_accelerator: bool = False  # FRAMEWORK: a call on an Accelerate accelerator
+    by_accelerator: bool = False  # FRAMEWORK, BACKWARD: a call on an Accelerate accelerator (`scaler`: it, under fp16)
 
     @property
     def inlined(self) -> bool:
@@ -345,7 +345,38 @@ class EventWalker:
         index = bisect.bisect_left(lines, first)
         return index < len(lines) and lines[index] <= last
 
-    def _accumulates_by_hand(self, accelerator: ast.expr, call: ast.Call) -> ast.expr | None:
+    def _accelerator(self, call: ast.Call, stmt: ast.stmt, receiver: ast.expr, method: str, name: str | None) -> None:
+        """A call on an Accelerate accelerator. Its backward scales the loss when it runs fp16
+        mixed precision (its scaler is then the accelerator's), its clips and
+        `unscale_gradients()` unscale first; log, print, gather, wait_for_everyone are no
+        gradient event."""
+        built = self._accelerator_built(receiver, call)
+        scaler = name if built is not None and _runs_fp16(built) else None
+        if method in CLIP_FUNCTIONS:
+            if scaler:
+                self._add(Kind.UNSCALE, call, stmt, target=name)
+            self._clip(call, stmt)
+            return
+        if method == "unscale_gradients":
+            self._add(Kind.UNSCALE, call, stmt, target=name)
+            return
+        if method not in ACCELERATOR_GRADIENT_METHODS:
+            return
+        divisor = self._accumulates_by_hand(receiver, call, built)
+        if divisor is None:
+            self._add(Kind.FRAMEWORK, call, stmt, target=name, scaler=scaler, by_accelerator=True)
+        elif method == "backward" and call.args:
+            self._backward(call, stmt, _divided(call.args[0], divisor), scaler=scaler, by_accelerator=True)
+
+    def _accelerator_built(self, accelerator: ast.expr, call: ast.Call) -> ast.Call | None:
+        """The `Accelerator(...)` call that built the accelerator, when the model can see it."""
+        frame = self.frame
+        value, _, _ = frame.module.values.reaching_value(accelerator, frame.scope, call.lineno)
+        if isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator"):
+            return value
+        return None
+
+    def _accumulates_by_hand(self, accelerator: ast.expr, call: ast.Call, built: ast.Call | None) -> ast.expr | None:
         """`accelerator.backward(loss)` is a plain backward when the code accumulates itself: the
         Accelerator is built here and no `accelerator.accumulate(...)` or `no_sync` context is
         around (without one, Accelerate syncs and steps at every call). What its backward divides
@@ -354,9 +385,8 @@ class EventWalker:
         accumulates, or is not known."""
         if any(isinstance(c, ast.Call) and getattr(c.func, "attr", None) in ("accumulate", "no_sync") for c in self.state.contexts):
             return None
-        frame = self.frame
-        value, _, _ = frame.module.values.reaching_value(accelerator, frame.scope, call.lineno)
-        if not (isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator")):
+        value = built
+        if value is None:
             return None
         if any(k.arg is None for k in value.keywords):
             # `Accelerator(**config)`: it divides by its own setting, whatever that is
@@ -385,19 +415,11 @@ class EventWalker:
                 if call.args:
                     self._backward(call, stmt, call.args[0])
                 return
-            if receiver_role is Role.ACCELERATOR and (divisor := self._accumulates_by_hand(receiver, call)) is not None:
-                if method == "backward" and call.args:
-                    self._backward(call, stmt, _divided(call.args[0], divisor))
-                elif method in CLIP_FUNCTIONS:  # unscales first, as the accelerator's scaler needs
-                    self._clip(call, stmt)
-                return  # print, gather, log, wait_for_everyone: no gradient event
-            if receiver_role is Role.ACCELERATOR and method in CLIP_FUNCTIONS:
-                self._clip(call, stmt)  # Accelerate's own accumulation: a clip all the same
+            if receiver_role is Role.ACCELERATOR:
+                self._accelerator(call, stmt, receiver, method, name)
                 return
-            if receiver_role is Role.ACCELERATOR and method not in ACCELERATOR_GRADIENT_METHODS:
-                return  # log, print, gather, wait_for_everyone: no gradient event
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
-                self._add(Kind.FRAMEWORK, call, stmt, target=name, by_accelerator=receiver_role is Role.ACCELERATOR)
+                self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
             if method == "backward" and receiver_role is Role.DDP_MODEL:
                 return  # DDP has no backward(): the engine's, on the branch that builds one
@@ -522,8 +544,8 @@ class EventWalker:
         elif method == "clip_gradients":
             self._clip(call, stmt)
 
-    def _backward(self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr) -> None:
-        scaler = None
+    def _backward(self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr, scaler: str | None = None, by_accelerator: bool = False) -> None:
+        """`scaler`: what scales the loss inside the call (an fp16 accelerator's backward)."""
         match tensor:
             case ast.Call(func=ast.Attribute(value=owner, attr="scale"), args=[inner]) if (
                 self._role(owner) is Role.SCALER
@@ -531,7 +553,7 @@ class EventWalker:
                 scaler, tensor = self._name(owner), inner
             case ast.Name(id=name) if is_apex_scale_loss(self.state.context_names.get(name)):
                 tensor = self.state.context_names[name].args[0]  # apex: unscaled on leaving the `with`
-        self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call))
+        self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call), by_accelerator=by_accelerator)
 
     def _loss_source(self, tensor: ast.expr, call: ast.Call) -> LossSource:
         frame, line, passed_at = self.frame, call.lineno, None
@@ -775,6 +797,15 @@ def _closure_call(module: "ModuleModel", closure: ast.expr) -> ast.Call:
     if isinstance(closure, ast.Call) and closure.args and module.imports.qualname(closure.func) == "functools.partial":
         return ast.Call(closure.args[0], closure.args[1:], closure.keywords)
     return ast.Call(closure, [], [])
+
+
+def _runs_fp16(accelerator: ast.Call) -> bool:
+    """`Accelerator(mixed_precision="fp16")`, on some path (`"fp16" if args.fp16 else "no"`):
+    its backward scales the loss with a GradScaler of its own."""
+    setting = next((k.value for k in accelerator.keywords if k.arg == "mixed_precision"), None)
+    return setting is not None and any(
+        isinstance(n, ast.Constant) and n.value == "fp16" for n in ast.walk(setting)
+    )
 
 
 def _divided(loss: ast.expr, divisor: ast.expr) -> ast.expr:

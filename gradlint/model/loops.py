@@ -166,7 +166,7 @@ class TrainingLoop:
         if not framework or not all(e.by_accelerator for e in framework):
             return None
         events = [
-            replace(e, kind=Kind.BACKWARD, loss=e.node.args[0], by_accelerator=False) if _accelerator_backward(e) else e
+            replace(e, kind=Kind.BACKWARD, loss=e.node.args[0]) if _accelerator_backward(e) else e
             for e in self.events if e.kind is not Kind.FRAMEWORK or _accelerator_backward(e)
         ]
         view = TrainingLoop(self.model, self.node, events, accelerated=True)
@@ -246,11 +246,17 @@ class TrainingLoop:
         seen: set[int] = set()
         for event in self.events:
             for context in event.contexts:
-                if id(context) not in seen:
-                    seen.add(id(context))
-                    if _made_from_sync_control(event.module or self.model, event.scope, context):
-                        return True
-        return False
+                if id(context) in seen:
+                    continue
+                seen.add(id(context))
+                # a helper's event also runs under the `with` of the loop's own code around its call
+                places = [(event.module or self.model, event.scope)] + ([(self.model, self.scope)] if event.inlined else [])
+                if any(_made_from_sync_control(module, scope, context) for module, scope in places):
+                    return True
+        loops = {id(l): l for e in self.events for l in e.loops if e.module in (None, self.model)}
+        if isinstance(self.node, ast.For):
+            loops[id(self.node)] = self.node
+        return any(_iterates_sync_switching_generator(self.model, l) for l in loops.values())
 
     @cached_property
     def accumulation(self) -> Accumulation | None:
@@ -390,6 +396,20 @@ def _made_from_sync_control(model: "ModuleModel", scope: ast.AST, context: ast.e
     assignments = [s for s in model.scope(scope).assignments.get(name, ()) if not _only_for_fsdp(model, s)]
     values = [getattr(s, "value", None) for s in assignments]
     return any(switch_owner(node) is not None for value in values if value is not None for node in ast.walk(value))
+
+
+def _iterates_sync_switching_generator(model: "ModuleModel", loop: ast.stmt) -> bool:
+    """`for _ in accumulate_contexts(n, ddps):` over a project generator that yields inside a
+    `with` built from the models' `no_sync`: each micro-batch of the loop runs under it."""
+    if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call)):
+        return False
+    scope = model.parents.scope_of(loop)
+    callee = resolve_callee(model, loop.iter, CallContext(model, scope, class_of_scope(model, scope)))
+    if callee is None or isinstance(callee.function, ast.Lambda):
+        return False
+    nodes = list(ast.walk(callee.function))
+    yields_within = any(isinstance(n, (ast.With, ast.AsyncWith)) and any(isinstance(y, ast.Yield) for y in ast.walk(n)) for n in nodes)
+    return yields_within and any(switch_owner(n) is not None for n in nodes)
 
 
 def _only_for_fsdp(model: "ModuleModel", stmt: ast.stmt) -> bool:
@@ -618,7 +638,7 @@ def _candidates(model: "ModuleModel"):
 def _accelerator_backward(event: Event) -> bool:
     node = event.node
     return (
-        event.by_accelerator and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        event.kind is Kind.FRAMEWORK and event.by_accelerator and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
         and node.func.attr == "backward" and bool(node.args)
     )
 

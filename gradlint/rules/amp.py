@@ -15,16 +15,21 @@ from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, contains, move
 
 
+# Only a scaler constructed in the module is known to be enabled (DESIGN: silent when unknown).
+SCALER_WORDS = ("GradScaler",)
+# what `accelerator.clip_grad_norm_` / `clip_grad_value_` take besides what torch's take
+ACCELERATOR_CLIP_KEYWORDS = frozenset({"parameters", "max_norm", "norm_type", "clip_value"})
+
+
 class ClipWithoutUnscale(Rule):
     code = "GL301"
     name = "clip-without-unscale"
     summary = "clipping gradients that GradScaler has scaled, without scaler.unscale_() first"
     fix_applicability = "safe"
 
+
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
-            if not loop.plain:
-                continue
+        for loop in filter(None, (loop.ordered_by_hand for loop in model.loops)):
             for clip in loop.of(Kind.CLIP):
                 if clip.threshold_scaled:
                     continue  # the threshold is scaled too: the clip holds in true units
@@ -34,11 +39,19 @@ class ClipWithoutUnscale(Rule):
                     continue
                 related = [e for e in loop.events if not e.exclusive_with(clip)]
                 scaled = [e for e in related if e.kind is Kind.BACKWARD and e.scaler and e.order < clip.order]
-                steps = [e for e in related if e.kind is Kind.SCALER_STEP and e.order > clip.order]
-                unscaled = [e for e in related if e.kind is Kind.UNSCALE and e.order < clip.order]
-                if not scaled or not steps or unscaled:
+                if not scaled:
                     continue
-                scaler, step = scaled[-1].scaler, steps[0]
+                scaler, accelerator = scaled[-1].scaler, scaled[-1].by_accelerator
+                # an fp16 accelerator's prepared optimizer steps through its scaler
+                stepping = (Kind.SCALER_STEP, Kind.STEP) if accelerator else (Kind.SCALER_STEP,)
+                steps = [e for e in related if e.kind in stepping and e.order > clip.order]
+                unscaled = [e for e in related if e.kind is Kind.UNSCALE and e.order < clip.order]
+                if not steps or unscaled:
+                    continue
+                step = steps[0]
+                if accelerator:
+                    yield self._accelerator_scaled(model, loop, clip, scaler)
+                    continue
                 optimizer = step.optimizer or loop.optimizer
                 message = (
                     f"{code(model, clip)} clips gradients still multiplied by the loss scale of "
@@ -48,6 +61,27 @@ class ClipWithoutUnscale(Rule):
                 )
                 late = [e for e in related if e.kind is Kind.UNSCALE and clip.order < e.order < step.order]
                 yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, loop, clip, scaler, optimizer, late))
+
+    def _accelerator_scaled(self, model, loop, clip, accelerator) -> Finding:
+        """A torch clip after the backward of an Accelerator running fp16 mixed precision: its
+        own `clip_grad_norm_` unscales first, torch's does not."""
+        function = getattr(clip.node.func, "attr", None) or getattr(clip.node.func, "id", "")
+        message = (
+            f"{code(model, clip)} clips gradients still multiplied by the loss scale of `{accelerator}`, "
+            f"which runs fp16 mixed precision: the threshold acts on scaled values, so the true "
+            f"gradients are clipped to max_norm / scale; clip with `{accelerator}.{function}(...)`, "
+            f"which unscales them first"
+        )
+        fix = None
+        accumulation = loop.accumulation
+        plain_call = not clip.inlined and not (set(k.arg for k in clip.node.keywords) - ACCELERATOR_CLIP_KEYWORDS)
+        if plain_call and not loop.accelerated and (accumulation is None or accumulation.at_step(clip)):
+            # under accumulate() its unscale would run on every micro-batch: no fix there
+            fix = FixPlan(
+                f"Clip with `{accelerator}.{function}`",
+                (ReplaceExpression(model.position(clip.node.func), model.source(clip.node.func), f"{accelerator}.{function}"),),
+            )
+        return Finding(self.code, model.span(clip.anchor), message, fix)
 
     def _inside_apex_block(self, model, loop, clip, context) -> Finding:
         message = (
@@ -73,8 +107,6 @@ class ClipWithoutUnscale(Rule):
             return FixPlan(f"Move `{statement}` before the clip", (operation,)) if operation else None
         return FixPlan(f"Insert `{statement}` before the clip", (InsertStatement(statement, model.position(clip.stmt), "before"),))
 
-# Only a scaler constructed in the module is known to be enabled (DESIGN: silent when unknown).
-SCALER_WORDS = ("GradScaler",)
 
 
 class StepBypassesScaler(Rule):
