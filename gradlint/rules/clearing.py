@@ -32,8 +32,10 @@ class MissingZeroGrad(Rule):
                 if step.optimizer is not None:
                     steps.setdefault(step.optimizer, step)
             clearings = clearings_around(model, loop) if steps else []
+            # the walk names a helper's `optimizer.zero_grad()` by what each call passes it
+            zeroed = {z.optimizer for z in loop.of(Kind.ZERO_GRAD)}
             for optimizer, step in steps.items():
-                if clears_for(clearings, optimizer, set(steps)) or _built_in_loop(model, loop, optimizer):
+                if optimizer in zeroed or clears_for(clearings, optimizer, set(steps)) or _built_in_loop(model, loop, optimizer):
                     continue
                 message = (
                     f"{code(model, step)} steps with gradients that are never cleared: `.grad` keeps "
