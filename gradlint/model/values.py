@@ -23,8 +23,9 @@ from gradlint.model.scopes import expression_roots
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
-MAX_DEPTH = 6
+MAX_DEPTH = 10  # hops: names to values, calls into returns, list items
 # torch.nn module classes -> the function their forward computes
+JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate", "stack"})
 MODULE_FUNCTIONS = {"Softmax": "softmax", "Sigmoid": "sigmoid", "LogSoftmax": "log_softmax", "Softmax2d": "softmax"}
 # Tensor methods that compute a new value from their receiver (x.softmax(-1), x.log())
 TENSOR_METHODS = frozenset({"softmax", "log_softmax", "sigmoid", "log", "exp", "mean", "sum"})
@@ -77,6 +78,28 @@ class Values:
             found = self.origin(value, value_scope, value_line, depth + 1)
             return replace(found, direct=False) if found else None
         return None
+
+    def _collected_origin(self, name: ast.Name, scope: ast.AST, line: int, depth: int) -> Origin | None:
+        """What computed the items of a list `torch.cat(items)` joins, when the function starts
+        it empty and every `append(x)` / `extend([x] * k)` since adds what one call computed
+        (a decoder's per-step sigmoid outputs, concatenated over the steps)."""
+        earlier = self.model.scope(scope).before(name.id, line)
+        if not earlier or not (isinstance(start := _plain_value(earlier[-1], name.id), ast.List) and not start.elts):
+            return None
+        items = []
+        for node in ast.walk(scope):
+            if (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and dotted(node.func.value) == name.id
+                and earlier[-1].lineno < node.lineno < line and len(node.args) == 1
+            ):
+                added = _added_items(node.func.attr, node.args[0])
+                if added is None:
+                    return None
+                items += [(item, node.lineno) for item in added]
+        found = [self.origin(item, scope, at, depth + 1) for item, at in items]
+        if not found or None in found or len({o.function for o in found}) != 1:
+            return None
+        return found[0]
 
     def _passed_origin(self, name: ast.Name, scope: ast.AST, line: int, depth: int) -> Origin | None:
         """A parameter not reassigned before `line`: what every caller passes for it, when they
@@ -147,6 +170,9 @@ class Values:
             last = qualname.rsplit(".", 1)[-1]
             if last in MODULE_FUNCTIONS:
                 return None  # the constructor itself: its result is a module, not a tensor
+            if last in JOINING_FUNCTIONS and call.args and isinstance(call.args[0], ast.Name):
+                found = self._collected_origin(call.args[0], scope, line, depth)
+                return replace(found, direct=False, whole=False) if found else None
             return Origin(last, call, _first_argument(call))
         module = self.module_object(func, scope, line, depth)
         function = _module_function(self.model, module) if module is not None else None
@@ -240,12 +266,28 @@ def _plain_value(stmt: ast.stmt, name: str) -> ast.expr | None:
         return stmt.value
     if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
         return stmt.value
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call):
-        names = [dotted(e) for e in getattr(stmt.targets[0], "elts", ())]
-        if isinstance(stmt.targets[0], ast.Tuple) and names.count(name) == 1:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple):
+        names = [dotted(e) for e in stmt.targets[0].elts]
+        if names.count(name) != 1:
+            return None
+        if isinstance(stmt.value, ast.Call):
             # `probs, classes = model(x)`: that item of what the call returns
             return ast.Subscript(stmt.value, ast.Constant(names.index(name)), ast.Load())
+        if isinstance(stmt.value, (ast.Tuple, ast.List)) and len(stmt.value.elts) == len(names):
+            return stmt.value.elts[names.index(name)]  # `outputs, scores = [], []`
     return None
+
+
+def _added_items(method: str, argument: ast.expr) -> list[ast.expr] | None:
+    """The items `append(argument)` / `extend(argument)` add to a list (`extend([x] * r)` adds
+    copies of `x`); None when they cannot be read (or the method changes the list otherwise)."""
+    if method == "append":
+        return [argument]
+    if method != "extend":
+        return None
+    if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Mult):
+        argument = argument.left if isinstance(argument.left, ast.List) else argument.right
+    return list(argument.elts) if isinstance(argument, (ast.List, ast.Tuple)) else None
 
 
 def _int_constant(expr: ast.expr) -> bool:
