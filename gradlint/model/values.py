@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
 from gradlint.model.callees import RETURNS_SELF, CallContext, class_of_scope, constructor, module_forwards, resolve_callee
-from gradlint.model.frames import passed_for
+from gradlint.model.frames import parameter_names, passed_for
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 10  # hops: names to values, calls into returns, list items
 # torch.nn module classes -> the function their forward computes
+CLAMPS = frozenset({"clamp", "clip", "clamp_", "clip_"})
 JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate", "stack"})
 MODULE_FUNCTIONS = {"Softmax": "softmax", "Sigmoid": "sigmoid", "LogSoftmax": "log_softmax", "Softmax2d": "softmax"}
 # Tensor methods that compute a new value from their receiver (x.softmax(-1), x.log())
@@ -75,6 +76,9 @@ class Values:
             value, value_scope, value_line = self.reaching_value(expr, scope, line)
             if value is None:
                 return self._passed_origin(expr, scope, line, depth) if isinstance(expr, ast.Name) else None
+            if isinstance(value, ast.List) and not value.elts and isinstance(expr, ast.Name):
+                found = self._collected_origin(expr, scope, line, depth)  # `policies[t]` of a list filled by append
+                return replace(found, direct=False, whole=False) if found else None
             found = self.origin(value, value_scope, value_line, depth + 1)
             return replace(found, direct=False) if found else None
         return None
@@ -157,6 +161,8 @@ class Values:
                 stmt, method = found[0]
                 return _plain_value(stmt, name), method, stmt.lineno
             return None, scope, line
+        if name in parameter_names(scope):
+            return None, scope, line  # a parameter shadows the module's name: its callers say
         module_level = self.model.scope(self.model.tree).assignments.get(name, ())
         if len(module_level) == 1 and scope is not self.model.tree:
             return _plain_value(module_level[0], name), self.model.tree, module_level[0].lineno
@@ -184,7 +190,9 @@ class Values:
             return self._returned_origin(call, scope, depth)  # an object or method called, not a tensor method
         if isinstance(func, ast.Attribute) and func.attr in TENSOR_METHODS and head not in self.model.imports.aliases:
             return Origin(func.attr, call, func.value)
-        if isinstance(func, ast.Attribute) and func.attr in SAME_VALUES and head not in self.model.imports.aliases:
+        if isinstance(func, ast.Attribute) and head not in self.model.imports.aliases and (
+            func.attr in SAME_VALUES or _caps_from_above(func.attr, call)
+        ):
             found = self.origin(func.value, scope, line, depth + 1)
             return replace(found, direct=False, whole=False) if found else None
         return self._returned_origin(call, scope, depth)
@@ -276,6 +284,12 @@ def _plain_value(stmt: ast.stmt, name: str) -> ast.expr | None:
         if isinstance(stmt.value, (ast.Tuple, ast.List)) and len(stmt.value.elts) == len(names):
             return stmt.value.elts[names.index(name)]  # `outputs, scores = [], []`
     return None
+
+
+def _caps_from_above(method: str, call: ast.Call) -> bool:
+    """`p.clamp(max=1 - 1e-20)`: values capped from above only, so a probability that
+    underflows to 0 stays 0 (a floor, `clamp(min=eps)`, changes what the value is)."""
+    return method in CLAMPS and not call.args and {k.arg for k in call.keywords} == {"max"}
 
 
 def _added_items(method: str, argument: ast.expr) -> list[ast.expr] | None:
