@@ -19,6 +19,8 @@ PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "
 RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|module|forward|^F$", re.IGNORECASE)
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`):
 # it sets the term's share, it does not divide by the window.
+# a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
+IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma"})
 TEMPERATURE_NAMES = frozenset({"T", "temperature", "tau", "kd_temperature", "distill_temperature"})
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
@@ -69,6 +71,8 @@ class _Analysis:
                     return self.expr(left, scope, line, depth + 1)
                 if self.counts_processes(right, scope, line, depth) or self.corrects_partial_batch(right, scope, line):
                     return self.expr(left, scope, line, depth + 1)
+                if _averages_its_terms(left, right, scope):
+                    return self.expr(left, scope, line, depth + 1)  # a mean over the terms: as raw as they are
                 return True
             case ast.BinOp(op=ast.Mult(), left=left, right=right) if _is_weight_literal(left) or _is_weight_literal(right):
                 # `0.05 * box_loss`: a term's fixed weight, not the window's (a literal cannot follow it)
@@ -165,8 +169,10 @@ class _Analysis:
             return None  # a loss over the whole window's batch: its gradients sum, undivided
         if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]):
             return False  # the raw value of a loss function, a criterion, a model's forward
-        if _models_loss_method(func):
-            return False  # `model.module.get_loss_acc(out, y)`: the model's loss of this batch
+        if _models_loss_method(func) or (helper is None and IMPORTED_LOSS_FUNCTION.search(qualname)):
+            # `model.module.get_loss_acc(out, y)`, graphgym's `compute_loss(pred, true)`: the loss
+            # of this batch, computed by the model or by a library the model cannot read
+            return False
         return None  # some other function: it may well divide inside
 
     def spans_cached_micro_batches(self, call: ast.Call, scope: ast.AST) -> bool:
@@ -319,6 +325,29 @@ class _Analysis:
 def _parameters(function: ast.AST) -> list[ast.arg]:
     args = getattr(function, "args", None)
     return [*args.posonlyargs, *args.args, *args.kwonlyargs] if isinstance(args, ast.arguments) else []
+
+
+def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> bool:
+    """`loss / len(preds)` where a loop over `preds` (or `range(len(preds))`) adds one term to
+    `loss` per item: the mean of the terms (subtoken losses, deep-supervision heads), not a
+    division by the window."""
+    if not (
+        isinstance(total, ast.Name) and isinstance(divisor, ast.Call) and dotted(divisor.func) == "len"
+        and len(divisor.args) == 1 and dotted(divisor.args[0])
+    ):
+        return False
+    items = dotted(divisor.args[0])
+    for loop in ast.walk(scope):
+        if not isinstance(loop, ast.For):
+            continue
+        over = loop.iter
+        if isinstance(over, ast.Call) and dotted(over.func) == "range" and len(over.args) == 1:
+            over = over.args[0]
+        if not (dotted(over) == items or (isinstance(over, ast.Call) and dotted(over.func) == "len" and over.args and dotted(over.args[0]) == items)):
+            continue
+        if any(isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == total.id for s in ast.walk(loop)):
+            return True
+    return False
 
 
 def _starts_a_sum(stmt: ast.stmt) -> bool:
