@@ -47,16 +47,37 @@ def _early_in_epoch(model: "ModuleModel", outer: ast.stmt, holder: ast.stmt) -> 
     found = []
     scope = model.parents.scope_of(outer)
     context = CallContext(model, scope, class_of_scope(model, scope))
+    counters = _epoch_counters(outer)
     for stmt in outer.body[: outer.body.index(holder)]:
         for node in ast.walk(stmt):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"):
                 continue
+            if _under_epoch_test(stmt, node, counters):
+                continue  # `if epoch > start_epoch: scheduler.step()`: the end of the epoch before
             role = model.roles.of(node.func.value)
             if role in (Role.OPTIMIZER, Role.SCALER):
                 return []  # something steps first: the scheduler may well be meant for it
             if role is Role.SCHEDULER and not node.args and not node.keywords and not own_schedule(model, node.func.value, context):
                 found.append(EarlySchedulerStep(node, stmt, holder))
     return found
+
+
+def _epoch_counters(outer: ast.stmt) -> set[str]:
+    """Names counting the epoch loop's passes: its `for` target, or what its body counts up."""
+    names = {n.id for n in ast.walk(outer.target) if isinstance(n, ast.Name)} if isinstance(outer, (ast.For, ast.AsyncFor)) else set()
+    return names | {
+        s.target.id for s in ast.walk(outer) if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)
+    }
+
+
+def _under_epoch_test(stmt: ast.stmt, call: ast.Call, counters: set[str]) -> bool:
+    """The call sits under an `if` of the epoch body whose test reads the epoch's count: it may
+    well skip the first epoch."""
+    return any(
+        isinstance(node, ast.If) and _holds(node, call)
+        and any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(node.test))
+        for node in ast.walk(stmt)
+    )
 
 
 def _at_start_of_epoch_function(model: "ModuleModel", loop: "TrainingLoop", holder: ast.stmt) -> list[EarlySchedulerStep]:

@@ -353,8 +353,7 @@ class EventWalker:
         built = self._accelerator_built(receiver, call)
         scaler = name if built is not None and _runs_fp16(built) else None
         if method in CLIP_FUNCTIONS:
-            if scaler:
-                self._add(Kind.UNSCALE, call, stmt, target=name)
+            self._add(Kind.UNSCALE, call, stmt, target=name)  # a no-op unless it runs fp16
             self._clip(call, stmt)
             return
         if method == "unscale_gradients":
@@ -371,7 +370,11 @@ class EventWalker:
     def _accelerator_built(self, accelerator: ast.expr, call: ast.Call) -> ast.Call | None:
         """The `Accelerator(...)` call that built the accelerator, when the model can see it."""
         frame = self.frame
-        value, _, _ = frame.module.values.reaching_value(accelerator, frame.scope, call.lineno)
+        value, scope, line = frame.module.values.reaching_value(accelerator, frame.scope, call.lineno)
+        for _ in range(3):  # `accelerator = self.accelerator`: the object it names
+            if not isinstance(value, (ast.Name, ast.Attribute)) or dotted(value) is None:
+                break
+            value, scope, line = frame.module.values.reaching_value(value, scope, line)
         if isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator"):
             return value
         return None
