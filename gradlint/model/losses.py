@@ -231,6 +231,10 @@ class _Analysis:
             base = dotted(expr.value) if isinstance(expr, ast.Attribute) else None
             if base in table.assignments:  # `outputs.loss` of an output assigned here
                 producers = [getattr(s, "value", None) for s in table.assignments[base]]
+                if any(isinstance(v, ast.BinOp) for v in producers):
+                    # `losses = model.compute_loss(batch) / n`: a loss object dividing its terms
+                    # (its `__truediv__`), read as the arithmetic says
+                    return _any_normalized([self.expr(v, scope, line, depth + 1) for v in producers if v is not None])
                 told = any(isinstance(v, ast.Call) and _told_how_to_normalize(v) for v in producers)
                 return None if told else False
             return None

@@ -67,6 +67,8 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     counter, start, source, restarts = counted
     if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizer):
         return None
+    if source is not None and _asserts_whole_windows(model, node, source):
+        return None
     block = model.parents.block.get(node, [])
     before = block[: block.index(node)] if node in block else []
     cleared = any(clearing_of(model, n) is not None for stmt in before for n in ast.walk(stmt))
@@ -301,7 +303,9 @@ def _breaks_on(body: list[ast.stmt], counter: str) -> bool:
     """A `break` of this loop (not of a loop nested in it) whose nearest test reads the
     micro-batch index: the loop stops itself at a count of micro-batches, and the tail may never
     be read. A break on something else (a global step budget, even tested inside the boundary's
-    branch) leaves every other epoch's tail."""
+    branch) leaves every other epoch's tail. The index may be read through a name the body
+    derives from it (`step = batch_idx // accum; if step == max_steps: break`)."""
+    derived = _derived_from(body, counter)
     stack = [(stmt, False) for stmt in body]
     while stack:
         node, counted = stack.pop()
@@ -310,9 +314,39 @@ def _breaks_on(body: list[ast.stmt], counter: str) -> bool:
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(node, ast.If):
-            counted = any(isinstance(n, ast.Name) and n.id == counter for n in ast.walk(node.test))
+            counted = _reads(node.test, derived)
         stack.extend((n, counted) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
     return False
+
+
+def _asserts_whole_windows(model: "ModuleModel", loop: ast.For, source: ast.expr) -> bool:
+    """`assert len(dl) % k == 0` before the loop: the epoch holds whole windows only."""
+    name = dotted(source)
+    block = model.parents.block.get(loop, [])
+    before = block[: block.index(loop)] if loop in block else []
+    return any(
+        isinstance(stmt, ast.Assert) and any(
+            isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) and isinstance(n.left, ast.Call)
+            and dotted(n.left.func) == "len" and n.left.args and dotted(n.left.args[0]) == name
+            for n in ast.walk(stmt.test)
+        )
+        for stmt in before
+    )
+
+
+def _derived_from(body: list[ast.stmt], counter: str) -> set[str]:
+    """The index and the names the loop's body computes from it, at any remove
+    (`step = batch_idx // accum; log_step = resume_step + step`)."""
+    assignments = [node for stmt in body for node in ast.walk(stmt) if isinstance(node, ast.Assign)]
+    derived = {counter}
+    while True:
+        more = {
+            target.id for node in assignments if _reads(node.value, derived)
+            for target in node.targets if isinstance(target, ast.Name)
+        } - derived
+        if not more:
+            return derived
+        derived |= more
 
 
 def _skips_before_backward(body: list[ast.stmt], counter: str, loop: "TrainingLoop") -> bool:
@@ -322,10 +356,7 @@ def _skips_before_backward(body: list[ast.stmt], counter: str, loop: "TrainingLo
     lines = [e.anchor.lineno for e in loop.events if e.kind is Kind.BACKWARD]
     if not lines:
         return False
-    derived = {counter} | {
-        target.id for stmt in body if isinstance(stmt, ast.Assign) and _reads(stmt.value, {counter})
-        for target in stmt.targets if isinstance(target, ast.Name)
-    }
+    derived = _derived_from(body, counter)
     return any(
         isinstance(stmt, ast.If) and stmt.lineno < min(lines) and _reads(stmt.test, derived)
         and any(isinstance(n, (ast.Continue, ast.Break)) for s in stmt.body for n in ast.walk(s))

@@ -204,8 +204,18 @@ class DroppedTailMicroBatches(LoopRule):
 def _steps_first(test: ast.expr, tail) -> bool:
     """`i % n == 0` (not `(i + 1) % n`) on an index counted from 0: the step comes on the first
     micro-batch of each window, so the epoch always ends inside one."""
+    def counts_mod(node: ast.expr) -> bool:
+        return (
+            isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+            and isinstance(node.left, ast.Name) and node.left.id == tail.counter
+        )
+
+    def zero(node: ast.expr) -> bool:
+        return isinstance(node, ast.Constant) and node.value == 0
+
     return tail.start == 0 and any(
-        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
-        and isinstance(node.left, ast.Name) and node.left.id == tail.counter
+        (isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.Eq) and (
+            (counts_mod(node.left) and zero(node.comparators[0])) or (zero(node.left) and counts_mod(node.comparators[0]))
+        )) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and counts_mod(node.operand))
         for node in ast.walk(test)
     )

@@ -76,4 +76,8 @@ def test_gl205_names_when_the_tail_is_dropped_by_where_the_window_steps():
     assert "when `len(loader)` is not a multiple of `accum`" in last.message
     (first,) = check_source(TAIL.format(test="step % accum == 0"), "train.py", select=["GL205"])
     assert "first micro-batch of each window" in first.message
+    # `step % n == n - 1` is `(step + 1) % n == 0`: the window's last micro-batch steps
+    (also_last,) = check_source(TAIL.format(test="step % accum == accum - 1"), "train.py", select=["GL205"])
+    assert "when `len(loader)` is not a multiple of `accum`" in also_last.message
+    assert "first micro-batch" not in also_last.message
     assert "when `len(loader) - 1` is not a multiple of `accum`" in first.message
