@@ -94,6 +94,13 @@ def _transform(text: str, operations: list, offset: int = 0) -> str:
         wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)  # tree is ours
     except cst.ParserSyntaxError as error:
         raise FixError(f"libcst cannot parse the code: {error.message}") from None
+    try:
+        return _carry_out(wrapper, operations, offset)
+    except cst.ParserSyntaxError as error:  # a fix's own code: a bug in a rule, never the user's file
+        raise FixError(f"the fix's code does not parse: {error.message}") from None
+
+
+def _carry_out(wrapper: MetadataWrapper, operations: list, offset: int) -> str:
     index = _Index(wrapper, offset)
     transformer = _Transformer()
     for operation in operations:

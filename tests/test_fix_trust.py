@@ -408,3 +408,16 @@ def test_verify_applies_unsafe_fixes_to_the_fixtures():
 
     folder = ROOT / "fixtures" / "GL201"
     assert autofix((folder / "bad.py").read_text(), "GL201") == (folder / "fixed.py").read_text()
+
+
+def test_a_fix_whose_own_code_does_not_parse_is_refused_not_raised():
+    """A rule's bug (code spread over lines where one line is needed) must cost the fix, never
+    the file's findings: the plan is refused with FixError, as any other fix that cannot be made."""
+    from gradlint.fixplan import FixPlan, Position, WrapStatements
+    from gradlint.transform import FixError, apply_plan
+
+    text = "for i, b in enumerate(loader):\n    loss = model(b)\n    loss.backward()\n"
+    broken = "ctx = nullcontext() if (i + 1) % n == 0\n    or i == last else model.no_sync()"
+    plan = FixPlan("wrap", (WrapStatements(Position(2, 4), Position(3, 4), "with ctx:", (broken,)),), "safe")
+    with pytest.raises(FixError):
+        apply_plan(text, plan)

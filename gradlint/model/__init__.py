@@ -314,6 +314,13 @@ class ModuleModel:
         roots = {qualname.lstrip(".").split(".")[0] for qualname in self.imports.aliases.values()}
         return "torch" not in roots and not roots.isdisjoint(OTHER_FRAMEWORKS)
 
+    def inline_source(self, node: ast.AST) -> str:
+        """The node's text for one line of code: as written when it fits on one, else unparsed
+        (a test spread over lines inside parentheses that are not part of the node)."""
+        if getattr(node, "end_lineno", None) is None or node.lineno != node.end_lineno:
+            return ast.unparse(node)
+        return self.source(node)
+
     def source(self, node: ast.AST) -> str:
         """The node's text as written (ast.get_source_segment re-splits the module per call)."""
         if getattr(node, "end_lineno", None) is None:

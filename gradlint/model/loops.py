@@ -58,7 +58,7 @@ class Accumulation:
             stop = block.index(guard_stmt) if guard_stmt is not None else len(block)
             if any(assigns_any(s, frozenset(read - {None})) for s in block[start:stop]):
                 return None
-            return model.source(guard.test) if guard.holds else negated_source(guard.test)
+            return model.inline_source(guard.test) if guard.holds else negated_source(guard.test)
         loop = self.inner_loop
         target = loop.target
         if isinstance(target, ast.Tuple) and _called(loop.iter, "enumerate"):

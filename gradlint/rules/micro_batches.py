@@ -162,8 +162,7 @@ class DroppedTailMicroBatches(LoopRule):
         if elsewhere:  # tested in another object's helper the loop hands its boundary to (`loss_scaler(..., update_grad=...)`)
             when, span = f"{code(model, step)} runs only every `{factor}` micro-batches", model.span(step.anchor)
         else:
-            written = model.source(guard.test) if guard.test.lineno == guard.test.end_lineno else ast.unparse(guard.test)
-            test = written if guard.holds else negated_source(guard.test)
+            test = model.inline_source(guard.test) if guard.holds else negated_source(guard.test)
             when, span = f"the step runs only when `{test}`", model.span(guard.test)
         fate = (
             "the gradients are cleared before the next epoch, so those batches are dropped"
