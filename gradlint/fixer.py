@@ -46,6 +46,8 @@ def fixed_text(doc: Document, finding: Finding) -> str:
     done safely (the result must parse, and the file kind must be able to take it back)."""
     from gradlint.transform import FixError, apply_plan  # libcst only when fixing
 
+    if doc.partial:
+        raise FixError("a cell of the notebook does not parse: no fix is made in it")
     new_text = apply_plan(doc.text, finding.fix)
     if new_text == doc.text:
         raise FixError("the fix changes nothing")
@@ -76,7 +78,7 @@ def diagnose(
         if finding.fix is not None:
             if tree is None:
                 tree = parse(doc)
-            if not policy.allows(finding.code) or not feasible(tree, doc.text, finding.fix):
+            if not policy.allows(finding.code) or doc.partial or not feasible(tree, doc.text, finding.fix):
                 diagnostic = replace(diagnostic, fix=None)
         diagnostics.append(diagnostic)
     return diagnostics

@@ -33,15 +33,23 @@ class InternalError(Exception):
 
 
 def parse(doc: Document) -> ast.Module:
-    try:
-        return _parsed(doc.text, doc.path)
-    except SyntaxError as error:
-        line, column = error.lineno or 1, (error.offset or 1) - 1
-        cell, span = doc.locate(Span(line, column, line, column))
-        where = f"cell {cell}, line {span.line}" if cell else f"line {span.line}"
-        raise SourceError(f"syntax error at {where}, column {span.column + 1}: {error.msg}") from None
-    except (RecursionError, MemoryError, ValueError) as error:
-        raise SourceError(f"cannot parse: {type(error).__name__}") from None
+    """The document's tree; a notebook's cells that do not parse are left out (emptied), a
+    module that does not parse is a one-line SourceError."""
+    text, first_error = doc.parsable_text, None
+    while True:
+        try:
+            return _parsed(text, doc.path)
+        except SyntaxError as error:
+            first_error = first_error or error
+            text = doc.without_cell_at(error.lineno or 1)
+            if text is None:
+                break
+        except (RecursionError, MemoryError, ValueError) as error:
+            raise SourceError(f"cannot parse: {type(error).__name__}") from None
+    line, column = first_error.lineno or 1, (first_error.offset or 1) - 1
+    cell, span = doc.locate(Span(line, column, line, column))
+    where = f"cell {cell}, line {span.line}" if cell else f"line {span.line}"
+    raise SourceError(f"syntax error at {where}, column {span.column + 1}: {first_error.msg}") from None
 
 
 @functools.lru_cache(maxsize=2)

@@ -36,6 +36,17 @@ class Document(ABC):
 
     path: str
     text: str
+    partial = False  # a cell that does not parse was left out: fixes are not made in the file
+
+    @property
+    def parsable_text(self) -> str:
+        """`text` with the cells found not to parse emptied (lines kept)."""
+        return self.text
+
+    def without_cell_at(self, line: int) -> str | None:
+        """`text` with the cell holding virtual `line` (and any left out before) emptied, lines
+        kept, for a module one of whose cells does not parse; None where there are no cells."""
+        return None
 
     @abstractmethod
     def locate(self, span: Span) -> tuple[int | None, Span]:

@@ -12,6 +12,9 @@ What is left out of the virtual module (and so never reported on, never changed)
 * a code cell run by a cell magic other than ``%%time``, ``%%timeit`` and ``%%capture``
   (``%%bash``, ``%%writefile``, ``%%html`` ... are not Python);
 * a code cell whose VS Code language (``metadata.vscode.languageId``) is not Python;
+* a code cell that does not parse as Python (Python 2, tabs mixed with spaces): found when the
+  module is parsed, its lines are emptied (`without_cell_at`) and the notebook is `partial`:
+  no fix is made in it, since its module cannot be rebuilt cell by cell;
 * the whole notebook when its kernel is not Python (``metadata.language_info.name``, else
   ``metadata.kernelspec.language``): the module is then empty, so an R or Julia notebook is
   simply skipped, without an error (`skip_reason` says why).
@@ -57,6 +60,9 @@ SKIP_CELL = re.compile(r"#\s*gradlint:\s*skip-cell\b")
 
 # --------------------------------------------------------------------------------------------
 # The document
+
+
+UNPARSABLE = "does not parse as Python"
 
 
 @dataclass
@@ -166,6 +172,29 @@ class NotebookDocument(Document):
         for number, line in enumerate(masked):
             cell.virtual.append(line.text)
             self._lines.append(_Line(cell, number, line.kind, line.dedent, line.indent, line.shift))
+
+    def without_cell_at(self, line: int) -> str | None:
+        """A cell that does not parse (Python 2, tabs mixed with spaces, a half-written cell)
+        is left out of the analysis as other languages' cells are: its lines are emptied, so
+        every other line keeps its place."""
+        if not 0 < line <= len(self._lines):
+            return None
+        cell = self._lines[line - 1].cell
+        number = cell.number
+        if number in self.skipped_cells:
+            return None  # emptied already: the error is elsewhere
+        self.skipped_cells[number] = UNPARSABLE
+        self.partial = True
+        return self.parsable_text
+
+    @property
+    def parsable_text(self) -> str:
+        if not self.partial:
+            return self.text
+        return "".join(
+            "".join("\n" for _ in c.virtual) if self.skipped_cells.get(c.number) == UNPARSABLE else "".join(c.virtual)
+            for c in self.cells
+        )
 
     # -- positions -------------------------------------------------------------------------
 

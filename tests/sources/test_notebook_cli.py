@@ -157,3 +157,31 @@ def test_bad_and_foreign_notebooks(tmp_path):
     assert "Traceback" not in result.stderr
     assert "r.ipynb" not in result.stdout + result.stderr
     assert "nb.ipynb:cell 7:9:9: GL201" in result.stdout  # the run goes on
+
+
+def test_a_cell_that_does_not_parse_is_left_out_and_the_rest_is_checked(tmp_path):
+    """A Python 2 cell or tabs mixed with spaces must not cost the notebook's other cells their
+    findings; no fix is made in such a notebook (its module cannot be rebuilt cell by cell)."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+    nb.cells = [
+        nbformat.v4.new_code_cell("import torch\nmodel = torch.nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)"),
+        nbformat.v4.new_code_cell("def show(x):\n    if x:\n\tprint x\n        return x"),
+        nbformat.v4.new_code_cell(
+            "for i, x in enumerate(torch.randn(16, 4)):\n"
+            "    loss = model(x).sum()\n"
+            "    loss.backward()\n"
+            "    if (i + 1) % 4 == 0:\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()"
+        ),
+    ]
+    path = tmp_path / "broken.ipynb"
+    nbformat.write(nb, path)
+    before = path.read_bytes()
+    result = gradlint("check", "broken.ipynb", cwd=tmp_path)
+    assert "broken.ipynb:cell 3:3:5: GL201" in result.stdout, result.stdout + result.stderr
+    assert "could not be checked" not in result.stdout + result.stderr
+    assert "[*]" not in result.stdout
+    gradlint("fix", "--unsafe-fixes", "broken.ipynb", cwd=tmp_path)
+    assert path.read_bytes() == before
