@@ -15,7 +15,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_of_instance, class_of_scope, find_method, resolve_callee
+from gradlint.model.callees import CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, resolve_callee
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Kind, manual_optimization
 from gradlint.model.frames import passed_for
@@ -67,6 +67,8 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     counter, start, source, restarts = counted
     if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizer):
         return None
+    if _single_pass(model, node) and _breaks_on(node.body, counter, _counted_up(node)):
+        return None  # one pass that stops at a budget of updates: the run ends at a step
     if source is not None and _asserts_whole_windows(model, node, source):
         return None
     block = model.parents.block.get(node, [])
@@ -299,13 +301,38 @@ def _yields_name(stmt: ast.stmt, the_yield: ast.Yield, name: str) -> bool:
     )
 
 
-def _breaks_on(body: list[ast.stmt], counter: str) -> bool:
+def _single_pass(model: "ModuleModel", loop: ast.For) -> bool:
+    """The loop runs once per run: no loop around it, in a script's (or notebook's) module
+    code or a function nothing calls inside a loop."""
+    chain = model.parents.chain(loop)
+    if any(isinstance(s, (ast.For, ast.AsyncFor, ast.While)) for s in chain[1:]):
+        return False
+    scope = model.parents.scope_of(loop)
+    if isinstance(scope, ast.Module):
+        return True
+    return all(
+        context.statement is not None
+        and not any(isinstance(s, (ast.For, ast.AsyncFor, ast.While)) for s in context.module.parents.chain(context.statement)[1:])
+        for _, context in callers(model, scope)
+    )
+
+
+def _counted_up(loop: ast.For) -> set[str]:
+    """Names the loop's body counts up (`completed_steps += 1`)."""
+    return {
+        s.target.id for s in ast.walk(loop)
+        if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and isinstance(s.target, ast.Name)
+    }
+
+
+def _breaks_on(body: list[ast.stmt], counter: str, counts: set[str] = frozenset()) -> bool:
     """A `break` of this loop (not of a loop nested in it) whose nearest test reads the
     micro-batch index: the loop stops itself at a count of micro-batches, and the tail may never
     be read. A break on something else (a global step budget, even tested inside the boundary's
     branch) leaves every other epoch's tail. The index may be read through a name the body
-    derives from it (`step = batch_idx // accum; if step == max_steps: break`)."""
-    derived = _derived_from(body, counter)
+    derives from it (`step = batch_idx // accum; if step == max_steps: break`); `counts` are
+    other names whose test counts (an update budget, for a loop run once)."""
+    derived = _derived_from(body, counter) | counts
     stack = [(stmt, False) for stmt in body]
     while stack:
         node, counted = stack.pop()
