@@ -115,10 +115,15 @@ def _carry_out(wrapper: MetadataWrapper, operations: list, offset: int) -> str:
                 transformer.place(index.statement(anchor), where, cst.parse_statement(code + "\n"), carried=False)
             case ReplaceExpression(expression=position, original=original, code=code):
                 node = index.expression(position, original)
+                parens = getattr(node, "lpar", ())  # written around it: ast's position is inside them
+                bare = node.with_changes(lpar=[], rpar=[]) if parens else node
                 # the new code quotes the original as the file spells it; libcst re-indents the
                 # lines it continues onto, so it gets them as libcst renders the node
-                code = code.replace(original, wrapper.module.code_for_node(node))
-                transformer.replaced[node] = cst.parse_expression(code)
+                code = code.replace(original, wrapper.module.code_for_node(bare))
+                new = cst.parse_expression(code)
+                if parens and hasattr(new, "lpar"):  # they stay, in place of any the new code adds
+                    new = new.with_changes(lpar=node.lpar, rpar=node.rpar)
+                transformer.replaced[node] = new
             case WrapStatements(first=first, last=last, header=header, prelude=prelude):
                 transformer.wraps[index.statement(first)] = (index.statement(last), header, prelude)
     return wrapper.module.visit(transformer).code
@@ -158,6 +163,10 @@ class _Index:
                 self.statements.setdefault(key, node)
             elif isinstance(node, cst.BaseExpression):
                 self.expressions.setdefault(key, []).append(node)
+                # ast starts a parenthesized expression inside its parentheses, libcst at them
+                opening = "".join(self.module.code_for_node(paren) for paren in getattr(node, "lpar", ()))
+                if opening and "\n" not in opening:
+                    self.expressions.setdefault((key[0], key[1] + len(opening)), []).append(node)
 
     def statement(self, position: Position) -> cst.CSTNode:
         node = self.statements.get((position.line, position.column))
@@ -172,7 +181,8 @@ class _Index:
         # the file's: multi-line expressions are compared with their whitespace collapsed
         wanted = " ".join(original.split())
         for node in self.expressions.get((position.line, position.column), ()):
-            if " ".join(self.module.code_for_node(node).split()) == wanted:
+            bare = node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", ()) else node
+            if " ".join(self.module.code_for_node(bare).split()) == wanted:
                 return node
         raise FixError(f"no expression `{original}` at line {position.line + self.offset}")
 

@@ -21,6 +21,7 @@ RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|mo
 # it sets the term's share, it does not divide by the window.
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
+MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze"})
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma"})
 TEMPERATURE_NAMES = frozenset({"T", "temperature", "tau", "kd_temperature", "distill_temperature"})
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
@@ -71,7 +72,7 @@ class _Analysis:
                     return self.expr(left, scope, line, depth + 1)
                 if self.counts_processes(right, scope, line, depth) or self.corrects_partial_batch(right, scope, line):
                     return self.expr(left, scope, line, depth + 1)
-                if _averages_its_terms(left, right, scope):
+                if _averages_its_terms(left, right, scope) or _own_size(left, right):
                     return self.expr(left, scope, line, depth + 1)  # a mean over the terms: as raw as they are
                 return True
             case ast.BinOp(op=ast.Mult(), left=left, right=right) if _is_weight_literal(left) or _is_weight_literal(right):
@@ -85,9 +86,9 @@ class _Analysis:
                 if self.corrects_partial_batch(left, scope, line) or self.corrects_partial_batch(right, scope, line):
                     scaled = right if self.corrects_partial_batch(left, scope, line) else left
                     return self.expr(scaled, scope, line, depth + 1)  # the batch's share, not the window's
-                if _is_loss_weight(left) or _is_loss_weight(right):
-                    weighed = right if _is_loss_weight(left) else left
-                    return self.expr(weighed, scope, line, depth + 1)  # the weight does not divide
+                if _is_loss_weight(left) or _is_loss_weight(right) or _is_mask(left) or _is_mask(right):
+                    weighed = right if _is_loss_weight(left) or _is_mask(left) else left
+                    return self.expr(weighed, scope, line, depth + 1)  # a weight or a mask does not divide
                 return True
             case ast.BinOp(op=ast.Add() | ast.Sub(), left=left, right=right):
                 if self.running_sum(left, scope, line):  # `loss = loss + term` from `loss = 0`
@@ -329,6 +330,23 @@ class _Analysis:
 def _parameters(function: ast.AST) -> list[ast.arg]:
     args = getattr(function, "args", None)
     return [*args.posonlyargs, *args.args, *args.kwonlyargs] if isinstance(args, ast.arguments) else []
+
+
+def _own_size(total: ast.expr, divisor: ast.expr) -> bool:
+    """`loss / loss.numel()`: the mean of the loss's own elements (1 for a summed scalar)."""
+    return (
+        isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr in ("numel", "nelement")
+        and not divisor.args and dotted(total) is not None and dotted(divisor.func.value) == dotted(total)
+    )
+
+
+def _is_mask(expr: ast.expr) -> bool:
+    """`mask`, `attention_mask.float()`, `pad_mask.to(dtype)`: which elements count, not a
+    divisor."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in MASK_CASTS:
+        expr = expr.func.value
+    name = dotted(expr)
+    return name is not None and "mask" in name.rsplit(".", 1)[-1].lower()
 
 
 def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> bool:
