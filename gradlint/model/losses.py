@@ -72,7 +72,7 @@ class _Analysis:
                     return self.expr(left, scope, line, depth + 1)
                 if self.counts_processes(right, scope, line, depth) or self.corrects_partial_batch(right, scope, line):
                     return self.expr(left, scope, line, depth + 1)
-                if _averages_its_terms(left, right, scope) or _own_size(left, right):
+                if _averages_its_terms(left, right, scope) or _own_size(left, right) or self.per_micro_batch(right, scope, line, depth):
                     return self.expr(left, scope, line, depth + 1)  # a mean over the terms: as raw as they are
                 return True
             case ast.BinOp(op=ast.Mult(), left=left, right=right) if _is_weight_literal(left) or _is_weight_literal(right):
@@ -262,6 +262,28 @@ class _Analysis:
             values = [s.value for s in earlier if isinstance(s, ast.Assign)]
             return bool(earlier) and len(values) == len(earlier) and all(_is_batch_size_ratio(v) for v in values)
         return _is_batch_size_ratio(factor)
+
+    def per_micro_batch(self, divisor: ast.expr, scope: ast.AST, line: int, depth: int) -> bool:
+        """`batch.ntokens`, `batch["num_tokens"]`: a count read off the loop's own micro-batch (or
+        a helper's parameter its caller gives one): the mean over this batch, not the window."""
+        if depth > MAX_DEPTH:
+            return False
+        read = divisor.value if isinstance(divisor, ast.Subscript) else divisor
+        name = dotted(read)
+        if name is None:
+            return False
+        if isinstance(divisor, ast.Name):
+            passed = self.passed(divisor, scope) if not self.model.scope(scope).before(name, line) else None
+            if passed is None:
+                return False
+            _, caller, caller_scope, caller_line = self.caller
+            return caller.per_micro_batch(passed, caller_scope, caller_line, depth + 1)
+        head = name.split(".")[0]
+        return any(
+            isinstance(loop, (ast.For, ast.AsyncFor)) and loop.lineno <= line <= loop.end_lineno
+            and any(isinstance(n, ast.Name) and n.id == head for n in ast.walk(loop.target))
+            for loop in ast.walk(scope)
+        )
 
     def running_counter(self, divisor: ast.expr, scope: ast.AST) -> bool:
         """A name the code counts up one by one (`accum_n_steps += 1`): dividing by it weighs

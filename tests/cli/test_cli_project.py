@@ -1385,3 +1385,52 @@ def test_a_scaler_updated_in_an_inherited_method_of_another_module_is_updated(wo
     assert codes(gradlint("check", "--no-cache", "--format", "concise", "seg/trainer.py")) == []
     (workdir / "apps/trainer.py").write_text(textwrap.dedent(BASE_TRAINER_UPDATING_THE_SCALER.replace("        self.scaler.update()\n", "")))
     assert codes(gradlint("check", "--no-cache", "--format", "concise", "seg/trainer.py")) == [("trainer.py", "GL303")]
+
+
+LOSS_PER_BATCH_TOKENS = '''
+import torch.nn as nn
+
+
+class SimpleLossCompute:
+    """Per-token loss of one batch: divided by that batch's token count, not by the window."""
+
+    def __init__(self, generator, criterion):
+        self.generator = generator
+        self.criterion = criterion
+
+    def __call__(self, x, y, norm):
+        x = self.generator(x)
+        sloss = self.criterion(x.contiguous().view(-1, x.size(-1)), y.contiguous().view(-1)) / norm
+        return sloss.data * norm, sloss
+
+
+def run_epoch(data_iter, model, loss_compute, optimizer, accum_iter=1):
+    total_loss, total_tokens = 0, 0
+    for i, batch in enumerate(data_iter):
+        out = model.forward(batch.src, batch.tgt, batch.src_mask, batch.tgt_mask)
+        loss, loss_node = loss_compute(out, batch.tgt_y, batch.ntokens)
+        loss_node.backward()
+        if (i + 1) % accum_iter == 0 or i + 1 == len(data_iter):
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        total_loss += loss
+        total_tokens += batch.ntokens
+    return total_loss / total_tokens
+
+
+def train_worker(model, generator, train_iter, optimizer, config):
+    criterion = nn.KLDivLoss(reduction="sum")
+    return run_epoch(train_iter, model, SimpleLossCompute(generator, criterion), optimizer, accum_iter=config["accum_iter"])
+'''
+
+
+def test_a_loss_divided_by_its_own_batch_token_count_is_not_divided_by_the_window(workdir, gradlint):
+    """The annotated transformer's shape: the loss object divides by `batch.ntokens`, which the
+    epoch loop reads off its own micro-batch; dividing by the window as well is silent."""
+    project(workdir, {"train.py": LOSS_PER_BATCH_TOKENS})
+    run = check(gradlint, ".")
+    assert codes(run) == [("train.py", "GL201")], run
+    assert "train.py:23:9:" in run.stdout
+    divided = LOSS_PER_BATCH_TOKENS.replace("loss_node.backward()", "(loss_node / accum_iter).backward()")
+    (workdir / "train.py").write_text(textwrap.dedent(divided))
+    assert codes(check(gradlint, ".")) == []
