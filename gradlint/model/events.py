@@ -53,7 +53,7 @@ FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
 ACCELERATOR_GRADIENT_METHODS = frozenset({"backward", "accumulate", "no_sync", "unscale_gradients"})
 # methods whose receiver's role decides an event (beside any sync switch of a DDP model)
 ROLE_METHODS = frozenset({
-    "backward", "manual_backward", "step", "zero_grad", "unscale_", "update", "scale",
+    "backward", "manual_backward", "step", "zero_grad", "unscale_", "update", "scale", "forward",
     "clip_gradients", "no_backward_sync", *CLIP_FUNCTIONS, *NO_SYNC_ATTRIBUTES,
 })
 
@@ -423,6 +423,9 @@ class EventWalker:
                 return
             if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
+                return
+            if method == "forward" and receiver_role is Role.DDP_MODEL:
+                self._add(Kind.FORWARD, call, stmt, target=name)  # `model.forward(x)`: DDP's forward all the same
                 return
             if method == "backward" and receiver_role is Role.DDP_MODEL:
                 return  # DDP has no backward(): the engine's, on the branch that builds one
