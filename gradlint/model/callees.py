@@ -470,9 +470,28 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
                 found.append((call, context))
         if module.project is not None:
             found.extend(module.project.callers(module, function))
+        owner = module.parents.enclosing_class(function)
+        if owner is not None and cls is None:
+            found.extend(_inherited_self_calls(module, owner, name))
         return found
 
     return module.memo(("callers", id(function)), compute, while_computing=[])
+
+
+def _inherited_self_calls(module: "ModuleModel", cls: ast.ClassDef, name: str) -> list[tuple[ast.Call, CallContext]]:
+    """`self.name(...)` in the methods of `cls`'s project base classes: run on an object of
+    `cls`, they call its override (`BaseTrainer.main` calling `self.train_one_step(ddp_model,
+    ...)` that a subclass in another module defines)."""
+    found = []
+    for base_module, base in class_hierarchy(module, cls)[1:]:
+        for call, stmt in base_module.calls_named(name):
+            func = call.func
+            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+                continue
+            scope = base_module.parents.scope_of(stmt)
+            if class_of_scope(base_module, scope) is base:
+                found.append((call, CallContext(base_module, scope, base, stmt)))
+    return found
 
 
 def returned_value(module: "ModuleModel", call: ast.Call, context: CallContext) -> ast.expr | None:

@@ -128,6 +128,8 @@ class _Analysis:
 
     def total(self, terms: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
         """`sum(terms)`: `sum(loss_dict.values())`, `sum([ce, kl])`, as its terms are."""
+        if isinstance(terms, ast.Call) and dotted(terms.func) in ("list", "tuple") and len(terms.args) == 1:
+            terms = terms.args[0]  # `sum(list(loss.values()))`
         match terms:
             case ast.Call(func=ast.Attribute(value=container, attr="values"), args=[], keywords=[]):
                 return self.expr(container, scope, line, depth + 1)

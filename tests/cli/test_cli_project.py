@@ -1434,3 +1434,46 @@ def test_a_loss_divided_by_its_own_batch_token_count_is_not_divided_by_the_windo
     divided = LOSS_PER_BATCH_TOKENS.replace("loss_node.backward()", "(loss_node / accum_iter).backward()")
     (workdir / "train.py").write_text(textwrap.dedent(divided))
     assert codes(check(gradlint, ".")) == []
+
+
+ENGINE_BASE = '''
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+
+class BaseTrainTester:
+    def __init__(self, args):
+        self.args = args
+
+    def main(self, model, loader, criterion):
+        model = DistributedDataParallel(model.cuda(self.args.local_rank), device_ids=[self.args.local_rank])
+        optimizer = torch.optim.AdamW(model.parameters(), lr=self.args.lr)
+        for step_id, sample in enumerate(loader):
+            self.train_one_step(model, criterion, optimizer, step_id, sample)
+
+    def train_one_step(self, model, criterion, optimizer, step_id, sample):
+        """Overridden by each task's tester."""
+'''
+
+KEYPOSE = '''
+from engine import BaseTrainTester
+
+
+class TrainTester(BaseTrainTester):
+    def train_one_step(self, model, criterion, optimizer, step_id, sample):
+        if step_id % self.args.accumulate_grad_batches == 0:
+            optimizer.zero_grad()
+        out = model(sample["rgbs"], sample["pcds"])
+        loss = criterion(out, sample["action"]) / self.args.accumulate_grad_batches
+        loss.backward()
+        if step_id % self.args.accumulate_grad_batches == self.args.accumulate_grad_batches - 1:
+            optimizer.step()
+'''
+
+
+def test_a_base_class_in_another_module_hands_its_ddp_model_to_the_override(workdir, gradlint):
+    """`engine.BaseTrainTester.main` wraps the model in DDP and calls `self.train_one_step(model,
+    ...)`; the subclass in main_keypose.py overrides it and accumulates without no_sync."""
+    project(workdir, {"engine.py": ENGINE_BASE, "main_keypose.py": KEYPOSE})
+    run = check(gradlint, "main_keypose.py")
+    assert codes(run) == [("main_keypose.py", "GL401")], run
