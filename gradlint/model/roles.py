@@ -113,24 +113,29 @@ class Roles:
             self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
         for targets, function in built:  # after those: `return model` of a model one of them built
             self._from_function(model, targets, function)
+        usage = _method_usage(model)
         for targets, call in prepared:
-            self._from_prepare(targets, call)
+            self._from_prepare(targets, call, usage)
         for cls in model.classes.values():  # `self.model` read through `@property def model`
             for name, method in model.methods(cls).items():
                 if any(_names_property(d) for d in method.decorator_list):
                     self._from_function(model, [_self_attribute(name)], method)
         # What is called on which name: `optimizer` passed in as a parameter is an optimizer
         # because the code calls its step() and zero_grad().
-        for name, called in _method_usage(model).items():
+        for name, called in usage.items():
             if name not in self._roles:
                 self._roles.update(_role_from_usage(name, called))
 
-    def _from_prepare(self, targets: list[ast.expr], call: ast.Call) -> None:
+    def _from_prepare(self, targets: list[ast.expr], call: ast.Call, usage: dict[str, set[str]]) -> None:
         """`model, optimizer, loader = accelerator.prepare(model, optimizer, loader)`: what it
         returns for a model is DDP when several processes run; the optimizers, schedulers and
         loaders it also takes keep their roles (by what they are, else by their names)."""
         accelerator = dotted(call.func.value)
-        if accelerator is None or self._roles.get(accelerator) is not Role.ACCELERATOR or len(targets) != 1:
+        if accelerator is None or len(targets) != 1:
+            return
+        # an accelerator handed in (`self.accelerator = accelerator`) is one by its backward()
+        known = self._roles.get(accelerator) or _role_from_usage(accelerator, usage.get(accelerator, set())).get(accelerator)
+        if known is not Role.ACCELERATOR:
             return
         if any(k.arg in SHARDING_PLUGINS for built in self.constructors.get(accelerator, ()) for k in built.keywords):
             return  # FSDP or DeepSpeed: the model is theirs, not DDP
