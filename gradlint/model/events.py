@@ -10,7 +10,7 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import bind_arguments, class_of_scope, find_method, holds_only_none, is_abstract, own_schedule, is_static, resolve_callee, returned_value
+from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, find_method, holds_only_none, is_abstract, own_schedule, is_static, resolve_callee, returned_value
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
@@ -484,8 +484,33 @@ class EventWalker:
             self._add(Kind.GRAD_RESCALE, call, stmt)
         elif self._role(func) is Role.DDP_MODEL:
             self._add(Kind.FORWARD, call, stmt, target=self._name(func))
+        elif self._calls_a_clipper(func, call):
+            self._clip(call, stmt)
         elif not self._follow(call):
             self._forward_through(call, stmt)
+
+    def _calls_a_clipper(self, func: ast.expr, call: ast.Call) -> bool:
+        """`clip(params)` where `clip = partial(clip_grad_norm_, max_norm=1.0)`, or the clipper a
+        project function builds (`self.clip_grad_fun = build_gradient_clipper(cfg)`, returning
+        such a partial or None)."""
+        if dotted(func) is None or not call.args and not call.keywords:
+            return False
+        frame = self.frame
+        value, scope, _ = frame.module.values.reaching_value(func, frame.scope, call.lineno)
+        if not isinstance(value, ast.Call):
+            return False
+        if _clip_partial(frame.module, value):
+            return True
+        builder = resolve_callee(frame.module, value, CallContext(frame.module, scope, class_of_scope(frame.module, scope)))
+        if builder is None or isinstance(builder.function, ast.Lambda):
+            return False
+        table = builder.module.scope(builder.function).assignments
+        built = [
+            v for r in builder.module.returns(builder.function)
+            for v in ([getattr(s, "value", None) for s in table.get(r.id, ())] if isinstance(r, ast.Name) else [r])
+            if not (isinstance(v, ast.Constant) and v.value is None)
+        ]
+        return bool(built) and all(isinstance(v, ast.Call) and _clip_partial(builder.module, v) for v in built)
 
     def _clip(self, call: ast.Call, stmt: ast.stmt) -> None:
         self._add(Kind.CLIP, call, stmt, threshold_scaled=self._threshold_scaled(call))
@@ -803,6 +828,14 @@ def _closure_call(module: "ModuleModel", closure: ast.expr) -> ast.Call:
     if isinstance(closure, ast.Call) and closure.args and module.imports.qualname(closure.func) == "functools.partial":
         return ast.Call(closure.args[0], closure.args[1:], closure.keywords)
     return ast.Call(closure, [], [])
+
+
+def _clip_partial(module: "ModuleModel", value: ast.Call) -> bool:
+    """`partial(torch.nn.utils.clip_grad_norm_, max_norm=...)`."""
+    return (
+        (module.imports.qualname(value.func) or "").endswith("partial") and bool(value.args)
+        and (module.imports.qualname(value.args[0]) or "").rsplit(".", 1)[-1] in CLIP_FUNCTIONS
+    )
 
 
 def _runs_fp16(accelerator: ast.Call) -> bool:
