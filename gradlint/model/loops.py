@@ -349,6 +349,8 @@ def _inner_loop_accumulation(steps: list[Event], backwards: list[Event], path: E
     loop = next(iter(inner.values()))
     if any(loop in s.loops for s in steps):
         return None
+    if any(isinstance(stmt, (ast.Return, ast.Break)) for stmt in getattr(loop, "body", ())):
+        return None  # its body leaves the loop on the first pass: one micro-batch, no window
     factor = _micro_batch_count(loop)
     if factor is not None:
         return Accumulation(factor, inner_loop=loop, path=path)

@@ -12,6 +12,8 @@ from gradlint.model.values import iter_calls, nodes_on_lines
 from gradlint.rules.base import Finding, Rule
 
 DEPRECATED = "torch.cuda.amp"
+# the same classes reached through the package's own modules (`torch.cuda.amp.grad_scaler.GradScaler`)
+DEPRECATED_MODULES = frozenset({DEPRECATED, f"{DEPRECATED}.grad_scaler", f"{DEPRECATED}.autocast_mode"})
 REPLACEMENTS = {"autocast": "torch.autocast", "GradScaler": "torch.amp.GradScaler"}
 # cuda.amp.autocast(enabled, dtype, cache_enabled) vs torch.autocast(device_type, dtype, enabled, ...):
 # positional arguments would change meaning, so only keyword calls of autocast are rewritten.
@@ -32,7 +34,7 @@ class DeprecatedCudaAmp(Rule):
         for stmt, call in iter_calls(model, tuple(REPLACEMENTS)):
             qualname = model.imports.qualname(call.func) or ""
             module, _, function = qualname.rpartition(".")
-            if module != DEPRECATED or function not in REPLACEMENTS or _fallback(model, stmt, call.func):
+            if module not in DEPRECATED_MODULES or function not in REPLACEMENTS or _fallback(model, stmt, call.func):
                 continue
             message = (
                 f"`{model.source(call.func)}` is the deprecated torch.cuda.amp API (a FutureWarning "
