@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, callers, class_of_scope, resolve_callee
+from gradlint.model.callees import CallContext, callers, class_of_instance, class_of_scope, resolve_callee
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
@@ -337,7 +337,26 @@ class TrainingLoop:
             for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
+        if not values and isinstance(factor, ast.Attribute):
+            values = self._config_default(factor)
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
+
+    def _config_default(self, factor: ast.Attribute) -> list[ast.expr]:
+        """`args.grad_accum` where `args = TrainConfig()`: the value the project class's body gives
+        the field, when no method of it (and no code here) sets it otherwise."""
+        owner = dotted(factor.value)
+        value, scope, _ = self.model.values.reaching_value(factor.value, self.scope, factor.lineno) if owner else (None, None, 0)
+        built = class_of_instance(self.model, value) if isinstance(value, ast.Call) and not value.args and not value.keywords else None
+        if built is None:
+            return []
+        module, cls = built
+        if factor.attr in module.class_attributes(cls):
+            return []  # a method sets it on `self`
+        return [
+            stmt.value for stmt in cls.body
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None
+            and any(dotted(t) == factor.attr for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))
+        ]
 
 
 def _inner_loop_accumulation(steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
