@@ -128,7 +128,7 @@ def exclusive(a: Event, b: Event) -> bool:
     testing the same condition (`if use_amp: scaled backward` ... `if use_amp: ... else: step`)."""
     if a.exclusive_with(b):
         return True
-    return any(opposite(x.test, x.holds, y.test, y.holds, flags_only=False) for x in a.guards for y in b.guards)
+    return any(opposite(x.compared, x.holds, y.compared, y.holds, flags_only=False) for x in a.guards for y in b.guards)
 
 
 def apex_scaling(events: list[Event], clip: Event) -> ast.Call | None:

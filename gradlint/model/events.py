@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import copy
 import re
 from dataclasses import dataclass, field, replace
 from enum import Enum, auto
@@ -810,7 +811,32 @@ def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:
             return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
         return value_outside(frame, name)
 
-    return make_guard(stmt, stmt.test, holds, resolve)
+    canonical = _canonical(frame, stmt.test, line)
+    return make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical)
+
+
+def _canonical(frame: Frame, expr: ast.expr, line: int, depth: int = 0) -> ast.expr:
+    """`expr` as the unit's own code spells it: a helper's parameter replaced by what its call
+    passes, a local alias (`args = self.args`) by what it names, so that `if args.fp16:` in a
+    helper given `args` and `if self.args.fp16:` in the loop are seen as one flag."""
+    if depth > 4:
+        return expr
+    table = frame.module.scope(frame.scope)
+    arguments = frame.arguments if frame.caller is not None else {}
+
+    class Canonical(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if not isinstance(node.ctx, ast.Load):
+                return node
+            earlier = table.before(node.id, line)
+            if not earlier and node.id in arguments:
+                return _canonical(frame.caller, arguments[node.id], frame.call.lineno, depth + 1)
+            value = getattr(earlier[-1], "value", None) if len(earlier) == 1 and isinstance(earlier[0], ast.Assign) else None
+            if isinstance(value, (ast.Name, ast.Attribute)) and dotted(value):
+                return _canonical(frame, value, earlier[0].lineno, depth + 1)
+            return node
+
+    return Canonical().visit(copy.deepcopy(expr))
 
 
 def manual_optimization(module: "ModuleModel", cls: ast.ClassDef | None) -> bool:

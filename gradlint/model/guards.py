@@ -35,13 +35,20 @@ class Guard:
     holds: bool
     boundary: Boundary | None = None
     inside_window: Boundary | None = None
+    # a helper's test with its parameters replaced by what the call passes (`args.fp16` in a
+    # helper given `self.args` reads `self.args.fp16`): how the loop's own tests compare with it
+    in_caller: ast.expr | None = None
+
+    @property
+    def compared(self) -> ast.expr:
+        return self.in_caller if self.in_caller is not None else self.test
 
     def excludes(self, other: "Guard") -> bool:
         """True when the two are the two branches of one `if`, or opposite sides of the same
         flag tested twice (`if self.use_fp16:` in the backward and again in the step)."""
         if self.node is other.node:
             return self.holds != other.holds
-        return opposite(self.test, self.holds, other.test, other.holds)
+        return opposite(self.compared, self.holds, other.compared, other.holds)
 
 
 def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: bool, flags_only: bool = True) -> bool:
@@ -72,12 +79,12 @@ def _is_flag(test: ast.expr) -> bool:
     )
 
 
-def make_guard(node: ast.stmt, test: ast.expr, holds: bool, resolve: Resolver) -> Guard:
+def make_guard(node: ast.stmt, test: ast.expr, holds: bool, resolve: Resolver, in_caller: ast.expr | None = None) -> Guard:
     polarity, boundary = _boundary(test, resolve, depth=0)
     if boundary is None:
-        return Guard(node, test, holds)
+        return Guard(node, test, holds, in_caller=in_caller)
     at_end = polarity == holds
-    return Guard(node, test, holds, boundary if at_end else None, None if at_end else boundary)
+    return Guard(node, test, holds, boundary if at_end else None, None if at_end else boundary, in_caller)
 
 
 def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boundary | None]:
