@@ -166,9 +166,13 @@ class Project:
         return None
 
     def _absolute_bases(self, importer: Path) -> list[Path]:
-        """Where an absolute import of `importer` may find a project module: beside it, at the
-        root, under `src/`."""
-        return list(dict.fromkeys([importer.parent, self.root, self.root / "src"]))
+        """Where an absolute import of `importer` may find a project module: beside it, in the
+        folders above it up to the root (a script run from there puts its own folder first on
+        the path: `examples/image/train.py` runs `training/train_loop.py`, whose `from
+        training.grad_scaler import ...` is found from `examples/image/`), under `src/`."""
+        above = [importer.parent, *importer.parent.parents]
+        within = above[: above.index(self.root) + 1] if self.root in above else [importer.parent, self.root]
+        return list(dict.fromkeys([*within, self.root / "src"]))
 
     def may_hold_top_level(self, importer: Path, name: str) -> bool:
         """Whether an absolute import of `name` (`torch` of `torch.cat`) from `importer` can

@@ -1477,3 +1477,49 @@ def test_a_base_class_in_another_module_hands_its_ddp_model_to_the_override(work
     project(workdir, {"engine.py": ENGINE_BASE, "main_keypose.py": KEYPOSE})
     run = check(gradlint, "main_keypose.py")
     assert codes(run) == [("main_keypose.py", "GL401")], run
+
+
+SCRIPT_TRAIN = '''
+import torch
+
+from training.train_loop import train_one_epoch
+
+
+def main(args, model, loader):
+    model = torch.nn.parallel.DistributedDataParallel(model.cuda(args.gpu), device_ids=[args.gpu])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    for epoch in range(args.epochs):
+        train_one_epoch(model=model, data_loader=loader, optimizer=optimizer, args=args)
+'''
+
+SCRIPT_TRAIN_LOOP = '''
+from training.grad_scaler import step_when
+
+
+def train_one_epoch(model, data_loader, optimizer, args):
+    for data_iter_step, (samples, labels) in enumerate(data_loader):
+        loss = model(samples, labels) / args.accum_iter
+        loss.backward()
+        step_when(optimizer, (data_iter_step + 1) % args.accum_iter == 0)
+'''
+
+SCRIPT_GRAD_SCALER = '''
+def step_when(optimizer, apply_update):
+    if apply_update:
+        optimizer.step()
+        optimizer.zero_grad()
+'''
+
+
+def test_modules_a_script_imports_from_its_own_folder(workdir, gradlint):
+    """`examples/image/train.py` is run as a script: its folder is first on the path, so its
+    package `training` (and that package's own `from training.grad_scaler import ...`) is found
+    there, not at the repository root."""
+    project(workdir, {
+        "examples/image/train.py": SCRIPT_TRAIN,
+        "examples/image/training/__init__.py": "",
+        "examples/image/training/train_loop.py": SCRIPT_TRAIN_LOOP,
+        "examples/image/training/grad_scaler.py": SCRIPT_GRAD_SCALER,
+    })
+    run = check(gradlint, "examples/image/training/train_loop.py")
+    assert codes(run) == [("train_loop.py", "GL401")], run
