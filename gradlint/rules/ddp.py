@@ -41,16 +41,19 @@ class DdpAccumulationWithoutNoSync(Rule):
                 f"micro-batches, but {code(model, backwards[0])} all-reduces them on every one: "
                 f"run the forward and backward of non-final micro-batches under `{no_sync}`"
             )
-            if id(backwards[0].node) in reported:
+            # where the window's backward runs in this unit: a helper's backward shared by two
+            # loops (`loss_scaler(loss, ...)` in each) is reported at each loop's call
+            where = _in_loop(model, backwards[0], accumulation)
+            if id(where) in reported:
                 continue
-            reported.add(id(backwards[0].node))
+            reported.add(id(where))
             # one `no_sync()` per model: a fix for the first of several DDP models would leave the others syncing
             several = len({f.target for f in forwards}) > 1
             # a model that may run bare (wrapped on some paths only, or given by callers) has no
             # `no_sync()` then: the fix asks for it, else syncs as before
             in_fix = no_sync if accelerator or ddp in roles.surely_ddp else f'getattr({ddp}, "no_sync", contextlib.nullcontext)()'
             fix = None if several else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], no_sync, in_fix)
-            yield Finding(self.code, model.span(_in_loop(model, backwards[0], accumulation)), message, fix)
+            yield Finding(self.code, model.span(where), message, fix)
 
 
 def _in_loop(model: ModuleModel, backward, accumulation: Accumulation) -> ast.AST:
