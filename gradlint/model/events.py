@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, find_method, holds_only_none, is_abstract, own_schedule, is_static, resolve_callee, returned_value
-from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_for, role_in_frame, value_outside
+from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
@@ -731,8 +731,10 @@ def _ddp_lines(frame: Frame) -> list[int]:
         # it, or `self._forward(batch)`, a method of the mixin that calls it
         if ("combined", name) not in answers:
             method = find_method(module, cls, name)
-            answers["combined", name] = combined_role(module, cls, name) is Role.DDP_MODEL or (
-                method is not None and _calls_combined_ddp(method)
+            answers["combined", name] = (
+                combined_role(module, cls, name) is Role.DDP_MODEL
+                or wrapped_by_subclass(module, cls, f"self.{name}") is Role.DDP_MODEL
+                or (method is not None and _calls_combined_ddp(method))
             )
         return answers["combined", name]
 

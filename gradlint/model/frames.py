@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, resolve_callee
+from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, is_abstract, resolve_callee
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -75,7 +75,7 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
     if head == "self" and rest and "." not in rest and frame.cls is not None:
         return (
             constructor_role(frame.module, frame.cls, rest) or _inherited_role(frame.module, frame.cls, name)
-            or combined_role(frame.module, frame.cls, rest)
+            or combined_role(frame.module, frame.cls, rest) or wrapped_by_subclass(frame.module, frame.cls, name)
         )
     if head == "self" and rest.count(".") == 1 and frame.cls is not None:
         return object_attribute_role(frame.module, frame.cls, *rest.split("."))
@@ -110,6 +110,34 @@ def _free_variable_role(frame: Frame, name: str, assigning: frozenset[str]) -> R
     else:
         outer = Frame(frame.module, enclosing, frame.module.parents.enclosing_class(enclosing))
     return role_in_frame(outer, ast.Name(name, ast.Load()), assigning)
+
+
+def wrapped_by_subclass(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:
+    """`self.vlm` of an abstract base class's training loop that a subclass (a DDP strategy, in
+    its own module) wraps in DDP in its setup: DDP whenever that subclass runs the loop. Only
+    abstract classes are asked: they leave their setup to subclasses, and finding the
+    subclasses of every class costs a search of the project."""
+    if not _leaves_to_subclasses(module, cls):
+        return None
+
+    def compute() -> Role | None:
+        for owner, _ in module.memo(("combining classes", id(cls)), lambda: _combining_classes(module, cls)):
+            if owner.roles.named_role(name) is Role.DDP_MODEL:
+                return Role.DDP_MODEL
+        return None
+
+    return module.memo(("wrapped by subclass", id(cls), name), compute)
+
+
+def _leaves_to_subclasses(module: "ModuleModel", cls: ast.ClassDef) -> bool:
+    """An abstract class: derived from ABC, or with a method that is abstract (decorated, or
+    only raising NotImplementedError)."""
+    if any((dotted(b) or "").rsplit(".", 1)[-1] in ("ABC", "ABCMeta") for b in cls.bases):
+        return True
+    return any(
+        is_abstract(method) or any((dotted(d) or "").endswith("abstractmethod") for d in method.decorator_list)
+        for method in module.methods(cls).values()
+    )
 
 
 def _inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:

@@ -1523,3 +1523,57 @@ def test_modules_a_script_imports_from_its_own_folder(workdir, gradlint):
     })
     run = check(gradlint, "examples/image/training/train_loop.py")
     assert codes(run) == [("train_loop.py", "GL401")], run
+
+
+BASE_STRATEGY = '''
+from abc import ABC, abstractmethod
+
+import torch
+
+
+class TrainingStrategy(ABC):
+    def __init__(self, vlm, grad_accumulation_steps):
+        self.vlm = vlm
+        self.grad_accumulation_steps = grad_accumulation_steps
+
+    @abstractmethod
+    def run_setup(self, n_train_examples):
+        ...
+
+    def run_training(self, dataloader, epochs):
+        for epoch in range(epochs):
+            self.optimizer.zero_grad()
+            for train_idx, batch in enumerate(dataloader):
+                loss = self.vlm(**batch).loss
+                (loss / self.grad_accumulation_steps).backward()
+                if (train_idx + 1) % self.grad_accumulation_steps == 0 or train_idx + 1 == len(dataloader):
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+'''
+
+DDP_STRATEGY = '''
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from strategies.base_strategy import TrainingStrategy
+
+
+class DDPStrategy(TrainingStrategy):
+    def run_setup(self, n_train_examples):
+        self.vlm = DDP(self.vlm.cuda(), device_ids=[torch.cuda.current_device()])
+        self.optimizer = torch.optim.AdamW(self.vlm.parameters(), lr=2e-5)
+'''
+
+
+def test_a_subclass_in_another_module_wraps_the_base_loops_model_in_ddp(workdir, gradlint):
+    """The base class's loop runs `self.vlm`, which the DDP strategy (ddp.py) wraps in DDP in
+    its setup: whenever that strategy trains, the loop's non-final micro-batches all-reduce."""
+    project(workdir, {
+        "strategies/__init__.py": "",
+        "strategies/base_strategy.py": BASE_STRATEGY,
+        "strategies/ddp.py": DDP_STRATEGY,
+    })
+    run = check(gradlint, "strategies/base_strategy.py")
+    assert codes(run) == [("base_strategy.py", "GL401")], run
+    (workdir / "strategies" / "ddp.py").write_text(textwrap.dedent(DDP_STRATEGY.replace("DDP(self.vlm.cuda(), device_ids=[torch.cuda.current_device()])", "self.vlm.cuda()")))
+    assert codes(check(gradlint, "--no-cache", "strategies/base_strategy.py")) == []

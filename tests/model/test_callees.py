@@ -235,6 +235,9 @@ class OtherModules:
     def class_def(self, module, qualname):
         return None
 
+    def subclasses(self, module, cls):
+        return []
+
     def callers(self, module, function):
         return []
 
