@@ -41,10 +41,12 @@ the module belong to the first analysed cell.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 import json
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -176,14 +178,19 @@ class NotebookDocument(Document):
     def without_cell_at(self, line: int) -> str | None:
         """A cell that does not parse (Python 2, tabs mixed with spaces, a half-written cell)
         is left out of the analysis as other languages' cells are: its lines are emptied, so
-        every other line keeps its place."""
+        every other line keeps its place. Jupyter compiles each cell alone, so the cells that
+        do not parse alone are the broken ones (a `def` without a body in one cell is reported
+        at the next cell's first line); the cell holding `line` when each parses alone."""
         if not 0 < line <= len(self._lines):
             return None
-        cell = self._lines[line - 1].cell
-        number = cell.number
-        if number in self.skipped_cells:
-            return None  # emptied already: the error is elsewhere
-        self.skipped_cells[number] = UNPARSABLE
+        broken = [c for c in self.cells if c.number not in self.skipped_cells and not _parses("".join(c.virtual))]
+        if not broken:
+            cell = self._lines[line - 1].cell
+            if cell.number in self.skipped_cells:
+                return None  # emptied already: the error is elsewhere
+            broken = [cell]
+        for cell in broken:
+            self.skipped_cells[cell.number] = UNPARSABLE
         self.partial = True
         return self.parsable_text
 
@@ -355,6 +362,16 @@ class NotebookDocument(Document):
 
 # --------------------------------------------------------------------------------------------
 # Helpers
+
+
+def _parses(source: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, "<cell>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _validate(notebook: object) -> None:

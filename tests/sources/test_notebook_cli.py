@@ -185,3 +185,26 @@ def test_a_cell_that_does_not_parse_is_left_out_and_the_rest_is_checked(tmp_path
     assert "[*]" not in result.stdout
     gradlint("fix", "--unsafe-fixes", "broken.ipynb", cwd=tmp_path)
     assert path.read_bytes() == before
+
+
+def test_a_half_written_cell_is_left_out_though_the_error_shows_in_the_next(tmp_path):
+    """Python reports a `def` with no body at the next cell's first line; Jupyter compiles each
+    cell alone, so the cell that does not parse alone is the one left out."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+    nb.cells = [
+        nbformat.v4.new_code_cell("import torch\nmodel = torch.nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)"),
+        nbformat.v4.new_code_cell("# TODO: the exercise\ndef log_likelihood(x, mu, var):"),
+        nbformat.v4.new_code_cell(
+            "for i, x in enumerate(torch.randn(16, 4)):\n"
+            "    loss = model(x).sum()\n"
+            "    loss.backward()\n"
+            "    if (i + 1) % 4 == 0:\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()"
+        ),
+    ]
+    path = tmp_path / "exercise.ipynb"
+    nbformat.write(nb, path)
+    result = gradlint("check", "exercise.ipynb", cwd=tmp_path)
+    assert "exercise.ipynb:cell 3:3:5: GL201" in result.stdout, result.stdout + result.stderr
