@@ -421,3 +421,26 @@ def test_a_fix_whose_own_code_does_not_parse_is_refused_not_raised():
     plan = FixPlan("wrap", (WrapStatements(Position(2, 4), Position(3, 4), "with ctx:", (broken,)),), "safe")
     with pytest.raises(FixError):
         apply_plan(text, plan)
+
+
+def test_gl401_and_gl205_fixes_agree_on_the_epochs_last_micro_batch():
+    """GL205's fix steps on the epoch's last micro-batch: GL401's context must sync there too,
+    or the ranks would step with gradients never all-reduced."""
+    source = (
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "\n"
+        "def train(model, loader, optimizer, accum, rank):\n"
+        "    model = DDP(model, device_ids=[rank])\n"
+        "    for epoch in range(3):\n"
+        "        for step, (x, y) in enumerate(loader):\n"
+        "            loss = torch.nn.functional.mse_loss(model(x), y) / accum\n"
+        "            loss.backward()\n"
+        "            if (step + 1) % accum == 0:\n"
+        "                optimizer.step()\n"
+        "                optimizer.zero_grad()\n"
+    )
+    outcome = fix_source(source, path="train.py", select=["GL401", "GL205"], unsafe=True)
+    assert sorted(d.code for d in outcome.fixed) == ["GL205", "GL401"]
+    assert "if (step + 1) % accum == 0 or step + 1 == len(loader) else model.no_sync()" in outcome.text
+    assert "            if (step + 1) % accum == 0 or step + 1 == len(loader):\n" in outcome.text

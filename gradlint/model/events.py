@@ -351,8 +351,6 @@ class EventWalker:
         mixed precision (its scaler is then the accelerator's), its clips and
         `unscale_gradients()` unscale first; log, print, gather, wait_for_everyone are no
         gradient event."""
-        built = self._accelerator_built(receiver, call)
-        scaler = name if built is not None and _runs_fp16(built) else None
         if method in CLIP_FUNCTIONS:
             self._add(Kind.UNSCALE, call, stmt, target=name)  # a no-op unless it runs fp16
             self._clip(call, stmt)
@@ -362,7 +360,9 @@ class EventWalker:
             return
         if method not in ACCELERATOR_GRADIENT_METHODS:
             return
-        divisor = self._accumulates_by_hand(receiver, call, built)
+        built = self._accelerator_built(receiver, call)
+        scaler = name if built is not None and _runs_fp16(built) else None
+        divisor = self._accumulates_by_hand(call, built)
         if divisor is None:
             self._add(Kind.FRAMEWORK, call, stmt, target=name, scaler=scaler, by_accelerator=True)
         elif method == "backward" and call.args:
@@ -380,7 +380,7 @@ class EventWalker:
             return value
         return None
 
-    def _accumulates_by_hand(self, accelerator: ast.expr, call: ast.Call, built: ast.Call | None) -> ast.expr | None:
+    def _accumulates_by_hand(self, call: ast.Call, built: ast.Call | None) -> ast.expr | None:
         """`accelerator.backward(loss)` is a plain backward when the code accumulates itself: the
         Accelerator is built here and no `accelerator.accumulate(...)` or `no_sync` context is
         around (without one, Accelerate syncs and steps at every call). What its backward divides
@@ -389,14 +389,13 @@ class EventWalker:
         accumulates, or is not known."""
         if any(isinstance(c, ast.Call) and getattr(c.func, "attr", None) in ("accumulate", "no_sync") for c in self.state.contexts):
             return None
-        value = built
-        if value is None:
+        if built is None:
             return None
-        if any(k.arg is None for k in value.keywords):
+        if any(k.arg is None for k in built.keywords):
             # `Accelerator(**config)`: it divides by its own setting, whatever that is
-            setting = ast.Attribute(value=accelerator, attr="gradient_accumulation_steps", ctx=ast.Load())
+            setting = ast.Attribute(value=call.func.value, attr="gradient_accumulation_steps", ctx=ast.Load())
             return ast.copy_location(setting, call)
-        steps = [k.value for k in value.keywords if k.arg == "gradient_accumulation_steps"]
+        steps = [k.value for k in built.keywords if k.arg == "gradient_accumulation_steps"]
         return steps[0] if steps else ast.Constant(1)
 
     def _call(self, call: ast.Call, stmt: ast.stmt) -> None:
@@ -496,22 +495,11 @@ class EventWalker:
         such a partial or None)."""
         if dotted(func) is None or not call.args and not call.keywords:
             return False
-        frame = self.frame
-        value, scope, _ = frame.module.values.reaching_value(func, frame.scope, call.lineno)
+        module = self.frame.module
+        value, scope, _ = module.values.reaching_value(func, self.frame.scope, call.lineno)
         if not isinstance(value, ast.Call):
             return False
-        if _clip_partial(frame.module, value):
-            return True
-        builder = resolve_callee(frame.module, value, CallContext(frame.module, scope, class_of_scope(frame.module, scope)))
-        if builder is None or isinstance(builder.function, ast.Lambda):
-            return False
-        table = builder.module.scope(builder.function).assignments
-        built = [
-            v for r in builder.module.returns(builder.function)
-            for v in ([getattr(s, "value", None) for s in table.get(r.id, ())] if isinstance(r, ast.Name) else [r])
-            if not (isinstance(v, ast.Constant) and v.value is None)
-        ]
-        return bool(built) and all(isinstance(v, ast.Call) and _clip_partial(builder.module, v) for v in built)
+        return module.memo(("makes a clipper", id(value)), lambda: _makes_clipper(module, value, scope))
 
     def _clip(self, call: ast.Call, stmt: ast.stmt) -> None:
         self._add(Kind.CLIP, call, stmt, threshold_scaled=self._threshold_scaled(call))
@@ -856,6 +844,23 @@ def _closure_call(module: "ModuleModel", closure: ast.expr) -> ast.Call:
     if isinstance(closure, ast.Call) and closure.args and module.imports.qualname(closure.func) == "functools.partial":
         return ast.Call(closure.args[0], closure.args[1:], closure.keywords)
     return ast.Call(closure, [], [])
+
+
+def _makes_clipper(module: "ModuleModel", value: ast.Call, scope: ast.AST) -> bool:
+    """`partial(clip_grad_norm_, ...)`, or a call of a project function every value of whose
+    returns is such a partial or None."""
+    if _clip_partial(module, value):
+        return True
+    builder = resolve_callee(module, value, CallContext(module, scope, class_of_scope(module, scope)))
+    if builder is None or isinstance(builder.function, ast.Lambda):
+        return False
+    table = builder.module.scope(builder.function).assignments
+    built = [
+        v for r in builder.module.returns(builder.function)
+        for v in ([getattr(s, "value", None) for s in table.get(r.id, ())] if isinstance(r, ast.Name) else [r])
+        if not (isinstance(v, ast.Constant) and v.value is None)
+    ]
+    return bool(built) and all(isinstance(v, ast.Call) and _clip_partial(builder.module, v) for v in built)
 
 
 def _clip_partial(module: "ModuleModel", value: ast.Call) -> bool:

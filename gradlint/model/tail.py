@@ -41,6 +41,13 @@ class EpochTail:
         """The epoch's number of micro-batches, as code."""
         return self.count if self.count is not None else f"len({model.source(self.source)})"
 
+    def position_of_last(self) -> str | None:
+        """The index as code, counted so that it equals the length on the epoch's last
+        micro-batch (`i + 1` from 0, `i` from 1); None when it cannot be written."""
+        if self.start not in (0, 1) or self.restarts:
+            return None
+        return f"{self.counter} + 1" if self.start == 0 else self.counter
+
 
 def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     accumulation = loop.accumulation

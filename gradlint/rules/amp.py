@@ -17,7 +17,8 @@ from gradlint.rules.shared import code, contains, move
 
 # Only a scaler constructed in the module is known to be enabled (DESIGN: silent when unknown).
 SCALER_WORDS = ("GradScaler",)
-# what `accelerator.clip_grad_norm_` / `clip_grad_value_` take besides what torch's take
+# the clips an Accelerate accelerator has, and what they take
+ACCELERATOR_CLIPS = frozenset({"clip_grad_norm_", "clip_grad_value_"})
 ACCELERATOR_CLIP_KEYWORDS = frozenset({"parameters", "max_norm", "norm_type", "clip_value"})
 
 
@@ -65,7 +66,9 @@ class ClipWithoutUnscale(Rule):
     def _accelerator_scaled(self, model, loop, clip, accelerator) -> Finding:
         """A torch clip after the backward of an Accelerator running fp16 mixed precision: its
         own `clip_grad_norm_` unscales first, torch's does not."""
-        function = getattr(clip.node.func, "attr", None) or getattr(clip.node.func, "id", "")
+        called = getattr(clip.node.func, "attr", None) or getattr(clip.node.func, "id", "")
+        # torch's own clip has the accelerator's counterpart; a partial or a project clipper has none
+        function = called if called in ACCELERATOR_CLIPS else "clip_grad_norm_"
         message = (
             f"{code(model, clip)} clips gradients still multiplied by the loss scale of `{accelerator}`, "
             f"which runs fp16 mixed precision: the threshold acts on scaled values, so the true "
@@ -74,7 +77,10 @@ class ClipWithoutUnscale(Rule):
         )
         fix = None
         accumulation = loop.accumulation
-        plain_call = not clip.inlined and not (set(k.arg for k in clip.node.keywords) - ACCELERATOR_CLIP_KEYWORDS)
+        plain_call = (
+            called in ACCELERATOR_CLIPS and not clip.inlined
+            and not (set(k.arg for k in clip.node.keywords) - ACCELERATOR_CLIP_KEYWORDS)
+        )
         if plain_call and not loop.accelerated and (accumulation is None or accumulation.at_step(clip)):
             # under accumulate() its unscale would run on every micro-batch: no fix there
             fix = FixPlan(
@@ -106,7 +112,6 @@ class ClipWithoutUnscale(Rule):
             operation = move(model, loop, late_unscales[0], clip.stmt, "before")
             return FixPlan(f"Move `{statement}` before the clip", (operation,)) if operation else None
         return FixPlan(f"Insert `{statement}` before the clip", (InsertStatement(statement, model.position(clip.stmt), "before"),))
-
 
 
 class StepBypassesScaler(Rule):

@@ -7,6 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import EnsureImport, FixPlan, WrapStatements
 from gradlint.model import Accumulation, Kind, ModuleModel, TrainingLoop
+from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, contains, factor_text
 
@@ -86,6 +87,12 @@ def _wrap_fix(
     boundary = accumulation.boundary_test(model, block, first)
     if boundary is None:
         return None
+    # the epoch's last micro-batch syncs too: a step GL205's fix adds there must see the
+    # gradients of every rank (syncing a window twice averages what is already averaged)
+    tail = epoch_tail(model, loop)
+    position = tail.position_of_last() if tail is not None else None
+    if position is not None:
+        boundary = f"{boundary} or {position} == {tail.length(model)}"
     prelude = f"{CONTEXT_NAME} = contextlib.nullcontext() if {boundary} else {context}"
     return FixPlan(
         f"Run non-final micro-batches under `{no_sync}`",

@@ -181,9 +181,9 @@ class DroppedTailMicroBatches(LoopRule):
         yield Finding(self.code, span, message, None if elsewhere else self._fix(model, loop, guard, tail, length))
 
     def _fix(self, model, loop, guard, tail, length):
-        if model.parents.scope_of(guard.node) is not loop.scope or tail.start not in (0, 1) or tail.restarts:
+        counter = tail.position_of_last()
+        if model.parents.scope_of(guard.node) is not loop.scope or counter is None:
             return None
-        counter = f"{tail.counter} + 1" if tail.start == 0 else tail.counter
         # `i % N == 0 and not skip`: the tail joins the window's test, the other conditions stay
         test = window_part(guard.test) if guard.holds else guard.test
         original = model.source(test)

@@ -9,7 +9,7 @@ def train(model, optimizer, lr_scheduler, train_dataloader, epochs, accumulation
     for epoch in range(epochs):
         model.train()
         for step, batch in enumerate(train_dataloader):
-            sync_context = contextlib.nullcontext() if (step + 1) % accumulation_steps == 0 else accelerator.no_sync(model)
+            sync_context = contextlib.nullcontext() if (step + 1) % accumulation_steps == 0 or step + 1 == len(train_dataloader) else accelerator.no_sync(model)
             with sync_context:
                 outputs = model(input_ids=batch["input_ids"], attention_mask=batch["input_mask"], labels=batch["target_ids"])
                 accelerator.backward(outputs.loss)  # expect: GL401

@@ -24,7 +24,7 @@ def main():
     for epoch in range(350):
         loader.sampler.set_epoch(epoch)
         for i, (images, target) in enumerate(loader):
-            sync_context = contextlib.nullcontext() if (i + 1) % accum_iter == 0 else model.no_sync()
+            sync_context = contextlib.nullcontext() if (i + 1) % accum_iter == 0 or i + 1 == len(loader) else model.no_sync()
             with sync_context:
                 with torch.autocast("cuda", dtype=torch.float16):
                     loss = criterion(model(images.cuda()), target.cuda())

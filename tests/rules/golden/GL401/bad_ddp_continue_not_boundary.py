@@ -20,7 +20,7 @@ loader = coco_detection_loader(batch_size=2, distributed=True)
 
 for epoch in range(300):
     for step, (samples, targets) in enumerate(loader):
-        sync_context = contextlib.nullcontext() if (step + 1) % accum_steps == 0 else model.no_sync()
+        sync_context = contextlib.nullcontext() if (step + 1) % accum_steps == 0 or step + 1 == len(loader) else model.no_sync()
         with sync_context:
             loss_dict = model(samples.to(rank), targets)
             loss = sum(loss_dict.values()) / accum_steps

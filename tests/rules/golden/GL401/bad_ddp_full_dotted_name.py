@@ -21,7 +21,7 @@ loader = ade20k_loader(batch_size=4, distributed=True)
 
 for epoch in range(160):
     for it, (img, seg) in enumerate(loader):
-        sync_context = contextlib.nullcontext() if (it + 1) % update_freq == 0 else net.no_sync()
+        sync_context = contextlib.nullcontext() if (it + 1) % update_freq == 0 or it + 1 == len(loader) else net.no_sync()
         with sync_context:
             pred = net(img.to(device))
             loss = criterion(pred, seg.to(device))

@@ -27,7 +27,7 @@ for epoch in range(90):
     sampler.set_epoch(epoch)
     for i, (images, labels) in enumerate(loader):
         images, labels = images.cuda(non_blocking=True), labels.cuda(non_blocking=True)
-        sync_context = contextlib.nullcontext() if (i + 1) % accum_steps == 0 else model.no_sync()
+        sync_context = contextlib.nullcontext() if (i + 1) % accum_steps == 0 or i + 1 == len(loader) else model.no_sync()
         with sync_context:
             loss = criterion(model(images), labels) / accum_steps
             loss.backward()  # expect: GL401

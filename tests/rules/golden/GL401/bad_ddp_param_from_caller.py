@@ -15,7 +15,7 @@ def train_one_epoch(model, criterion, loader, optimizer, device, accum_steps, ma
     for i, (samples, targets) in enumerate(loader):
         samples = samples.to(device)
         targets = [{k: v.to(device) for k, v in t.items()} for t in targets]
-        sync_context = contextlib.nullcontext() if (i + 1) % accum_steps == 0 else getattr(model, "no_sync", contextlib.nullcontext)()
+        sync_context = contextlib.nullcontext() if (i + 1) % accum_steps == 0 or i + 1 == len(loader) else getattr(model, "no_sync", contextlib.nullcontext)()
         with sync_context:
             outputs = model(samples)
             loss_dict = criterion(outputs, targets)

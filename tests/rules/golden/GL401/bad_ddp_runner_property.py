@@ -34,7 +34,7 @@ class CaptionRunner:
     def train_epoch(self, epoch):
         self.model.train()
         for i, batch in enumerate(self.loader):
-            sync_context = contextlib.nullcontext() if (i + 1) % self.cfg.accum_grad_iters == 0 else getattr(self.model, "no_sync", contextlib.nullcontext)()
+            sync_context = contextlib.nullcontext() if (i + 1) % self.cfg.accum_grad_iters == 0 or i + 1 == len(self.loader) else getattr(self.model, "no_sync", contextlib.nullcontext)()
             with sync_context:
                 logits = self.model(batch["image"].cuda(), batch["tokens"].cuda())
                 loss = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten().cuda())

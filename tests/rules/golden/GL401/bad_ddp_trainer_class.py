@@ -19,7 +19,7 @@ class DistributedTrainer:
         self.loader.sampler.set_epoch(epoch)
         for step, (x, y) in enumerate(self.loader):
             x, y = x.to(self.local_rank), y.to(self.local_rank)
-            sync_context = contextlib.nullcontext() if (step + 1) % self.grad_accum_steps == 0 else self.model.no_sync()
+            sync_context = contextlib.nullcontext() if (step + 1) % self.grad_accum_steps == 0 or step + 1 == len(self.loader) else self.model.no_sync()
             with sync_context:
                 loss = self.criterion(self.model(x), y) / self.grad_accum_steps
                 loss.backward()  # expect: GL401

@@ -19,7 +19,7 @@ loader = distributed_pos_loader("ud_en_ewt", batch_size=32)
 
 for epoch in range(30):
     for i, (tokens, tags) in enumerate(loader):
-        sync_context = contextlib.nullcontext() if (i + 1) % accumulation_steps == 0 else model.no_sync()
+        sync_context = contextlib.nullcontext() if (i + 1) % accumulation_steps == 0 or i + 1 == len(loader) else model.no_sync()
         with sync_context:
             scores = model(tokens)
             loss = criterion(scores.view(-1, scores.size(-1)), tags.view(-1))

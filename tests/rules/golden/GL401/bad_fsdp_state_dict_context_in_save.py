@@ -19,7 +19,7 @@ def main(args, net, train_loader):
     global_step, update_step = 0, 0
     for batch in train_loader:
         global_step += 1
-        sync_context = contextlib.nullcontext() if global_step % args.gradient_accumulation == 0 else model.no_sync()
+        sync_context = contextlib.nullcontext() if global_step % args.gradient_accumulation == 0 or global_step == len(train_loader) else model.no_sync()
         with sync_context:
             loss = model(**batch, labels=batch["input_ids"]).loss
             scaled_loss = loss / args.gradient_accumulation
