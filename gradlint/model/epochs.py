@@ -63,11 +63,21 @@ def _early_in_epoch(model: "ModuleModel", outer: ast.stmt, holder: ast.stmt) -> 
 
 
 def _epoch_counters(outer: ast.stmt) -> set[str]:
-    """Names counting the epoch loop's passes: its `for` target, or what its body counts up."""
-    names = {n.id for n in ast.walk(outer.target) if isinstance(n, ast.Name)} if isinstance(outer, (ast.For, ast.AsyncFor)) else set()
+    """Names counting the epoch loop's passes: its `for` target, or what its body counts up.
+    A loop over written-out phases (`for phase in ["train", "val"]`) counts none: `if phase ==
+    "train"` runs on every epoch, the first one too."""
+    counts = isinstance(outer, (ast.For, ast.AsyncFor)) and not _phases(outer.iter)
+    names = {n.id for n in ast.walk(outer.target) if isinstance(n, ast.Name)} if counts else set()
     return names | {
         s.target.id for s in ast.walk(outer) if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)
     }
+
+
+def _phases(iterable: ast.expr) -> bool:
+    """A list or tuple of constants written out: the phases of one epoch."""
+    return isinstance(iterable, (ast.List, ast.Tuple)) and bool(iterable.elts) and all(
+        isinstance(e, ast.Constant) for e in iterable.elts
+    )
 
 
 def _under_epoch_test(stmt: ast.stmt, call: ast.Call, counters: set[str]) -> bool:

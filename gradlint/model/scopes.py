@@ -96,6 +96,23 @@ def expression_roots(stmt: ast.stmt) -> list[ast.AST]:
     return []
 
 
+def innermost(stmt: ast.stmt, node: ast.AST) -> ast.stmt:
+    """The innermost statement of `stmt` (itself included) that holds `node`."""
+    for block in _blocks(stmt):
+        for inner in block:
+            if _start(inner) <= _start(node) and _end(node) <= _end(inner):
+                return innermost(inner, node)
+    return stmt
+
+
+def _start(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _end(node: ast.AST) -> tuple[int, int]:
+    return node.end_lineno, node.end_col_offset
+
+
 def _blocks(node: ast.AST):
     for field in BLOCK_FIELDS:
         block = getattr(node, field, None)

@@ -9,6 +9,7 @@ from gradlint.fixplan import MoveStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.epochs import scheduler_steps_before_training
 from gradlint.model.events import STEPS
+from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, LoopRule
 from gradlint.rules.shared import code, contains, end_of_step_run, move
 
@@ -170,8 +171,10 @@ class SchedulerBeforeStep(LoopRule):
                 f"{code(model, step)} calls: each epoch trains with the learning rate meant for the "
                 "next one, and the schedule's first value is never used"
             )
-            movable = model.parents.movable(early.stmt)
-            operation = None if contains(movable, loop.node) else MoveStatement(
+            # only a statement that is there for the step moves: `if phase == "train":
+            # scheduler.step(); model.train()` must keep `model.train()` where it is
+            movable = model.parents.movable(innermost(early.stmt, early.call))
+            operation = None if movable is not early.stmt or contains(movable, loop.node) else MoveStatement(
                 model.position(movable), model.position(early.training), "after"
             )
             yield Finding(self.code, model.span(early.call), message, self.plan(
