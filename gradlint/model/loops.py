@@ -149,9 +149,14 @@ class TrainingLoop:
     def plain(self) -> bool:
         """Gradients are managed by this code alone, no framework doing it, and one optimizer
         steps, or several step together on the same backward (not a GAN's alternation)."""
-        if self.of(Kind.FRAMEWORK) or not self.optimizers:
+        if not self.steps_by_hand:
             return False
         return len(self.optimizers) == 1 or self._stepped_together()
+
+    @property
+    def steps_by_hand(self) -> bool:
+        """The code steps every optimizer itself (several maybe, each known), no framework."""
+        return bool(self.optimizers) and not self.of(Kind.FRAMEWORK)
 
     @cached_property
     def ordered_by_hand(self) -> "TrainingLoop | None":

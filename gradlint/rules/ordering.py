@@ -92,6 +92,15 @@ class ZeroGradBeforeStep(LoopRule):
     fix_applicability = "safe"
     reads_order_only = True
 
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        # A scheduler stepped before every optimizer step of the iteration is early whichever
+        # optimizer it drives: loops stepping several by hand (a GAN's turns, a second net's
+        # optimizer) are read too, as long as no framework steps.
+        for loop in model.loops:
+            view = loop.ordered_by_hand or (loop if loop.steps_by_hand else None)
+            if view is not None:
+                yield from self.check_loop(model, view)
+
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         accumulation = loop.accumulation
         for zero in loop.of(Kind.ZERO_GRAD):
@@ -128,6 +137,15 @@ class SchedulerBeforeStep(LoopRule):
     fix_applicability = "safe"
     reads_order_only = True
 
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        # A scheduler stepped before every optimizer step of the iteration is early whichever
+        # optimizer it drives: loops stepping several by hand (a GAN's turns, a second net's
+        # optimizer) are read too, as long as no framework steps.
+        for loop in model.loops:
+            view = loop.ordered_by_hand or (loop if loop.steps_by_hand else None)
+            if view is not None:
+                yield from self.check_loop(model, view)
+
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         accumulation = loop.accumulation
         for sched in loop.of(Kind.SCHED_STEP):
@@ -138,17 +156,17 @@ class SchedulerBeforeStep(LoopRule):
             related = [e for e in loop.events if not e.exclusive_with(sched)]
             if any(e.kind in STEPS and e.order < sched.order for e in related):
                 continue
-            step = next((e for e in related if e.kind in STEPS and e.order > sched.order), None)
-            if step is None:
+            later = [e for e in related if e.kind in STEPS and e.order > sched.order]
+            if not later:
                 continue
             message = (
-                f"`{sched.target}.step()` runs before {code(model, step)}: every update uses the "
+                f"`{sched.target}.step()` runs before {code(model, later[0])}: every update uses the "
                 "learning rate meant for the next one, and the schedule's first value is never "
                 "used (warm-up starts one step late, decay comes one step early)"
             )
-            anchor = end_of_step_run(model, loop, step)
+            anchor = _after_the_steps(model, loop, sched, later[-1])
             yield Finding(self.code, model.span(sched.anchor), message, self.plan(
-                f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
+                f"Move `{sched.target}.step()` after the step", anchor and move(model, loop, sched, anchor, "after")
             ))
         yield from self._epoch_level(model, loop)
 
@@ -180,3 +198,13 @@ class SchedulerBeforeStep(LoopRule):
             yield Finding(self.code, model.span(early.call), message, self.plan(
                 f"Move `{scheduler}.step()` after the epoch's training loop", operation
             ))
+
+
+def _after_the_steps(model: ModuleModel, loop: TrainingLoop, sched, last) -> ast.stmt | None:
+    """Where a scheduler step goes: after the iteration's last step (every optimizer's, every
+    branch's: `if amp: scaler.step(opt) else: opt.step()`), in the scheduler's own block."""
+    stmt = model.parents.movable(sched.stmt)
+    pair = model.parents.common_block(stmt, last.stmt)
+    if pair is None or pair[0] is not stmt:
+        return None
+    return end_of_step_run(model, loop, last) if pair[1] is last.stmt else pair[1]
