@@ -92,6 +92,7 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
     if loop_rules and _steps_somehow(doc.text) and (
         ("transformers" in doc.text and HF_TRAINING_STEP.search(doc.text))  # a transformers Trainer's loop, copied
         or (project is not None and project.imports_backward(doc.text))  # backward() in a project helper
+        or (project is not None and project.calls_configured_backward(doc.text))  # or in a configured object's method
     ):
         active += loop_rules
     readers = [r for r in active if not r.needs_model]  # GL001: judges the suppression comments

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gradlint.model.names import GRADIENT_WORDS, dotted
+from gradlint.model.names import GRADIENT_WORDS, dotted, names_project_gradient_method
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -70,6 +70,10 @@ class ProjectResolver(Protocol):
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
         """Roles, by position, of what an imported function returns (() when unknown)."""
 
+    def sole_method(self, call: ast.Call) -> Callee | None:
+        """The one concrete method of the project's classes named as `call`'s attribute that
+        takes its arguments (the object's class is unknown: a config chose it)."""
+
     def through_star(self, module: "ModuleModel", name: str) -> str | None:
         """`model.name` for a name `from model import *` brings into `module`, when the project
         module `model` defines (or imports) it."""
@@ -93,7 +97,7 @@ def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -
             return method or _callable_instance(module, func, context)
         if _is_super_call(owner) and context.cls is not None:
             return find_method(module, context.cls, func.attr, skip_own=True)
-        return _imported(module, func) or _instance_method(module, owner, func.attr, context)
+        return _imported(module, func) or _instance_method(module, owner, call, context)
     return None
 
 
@@ -225,14 +229,45 @@ def module_forwards(module: "ModuleModel", call: ast.Call, context: CallContext)
     return [f for f in found if f is not None] if all(found) else []
 
 
-def _instance_method(module: "ModuleModel", owner: ast.expr, name: str, context: CallContext) -> Callee | None:
+def _instance_method(module: "ModuleModel", owner: ast.expr, call: ast.Call, context: CallContext) -> Callee | None:
     """`trainer.backward(loss)` where `trainer = MixedPrecisionTrainer(...)` (also an
     attribute of `self`, or a parameter every caller passes one for)."""
+    name = call.func.attr
     if isinstance(owner, ast.Name) and module.imports.origin(owner.id) is not None:
         return None  # a module or class imported by name, not an instance
     # `batch.to(device)`, `model.train()`: not worth asking every caller what it passes
     follow = _may_touch_gradients(module, name)
-    return _common_method(_instance_classes(module, owner, context, follow_callers=follow), name)
+    classes = _instance_classes(module, owner, context, follow_callers=follow)
+    if classes or not names_project_gradient_method(name):
+        return _common_method(classes, name)
+    return _configured_method(module, owner, call, context)
+
+
+def _configured_method(module: "ModuleModel", owner: ast.expr, call: ast.Call, context: CallContext) -> Callee | None:
+    """`loss.accumulate_gradients(...)` where `loss = construct_class_by_name(**loss_kwargs)`:
+    every value of the object comes from a project factory (a config names the class), so its
+    method is the project's one definition that takes the call."""
+    name = dotted(owner)
+    if name is None or module.project is None:
+        return None
+    if name.startswith("self.") and context.cls is not None:
+        values = module.class_attributes(context.cls).get(name.removeprefix("self."), [])
+    else:
+        values = [getattr(s, "value", None) for s, _ in _nearest_assignments(module, name, context.scope)]
+    if not values or not all(_project_factory(module, v) for v in values):
+        return None
+    return module.project.sole_method(call)
+
+
+def _project_factory(module: "ModuleModel", value: ast.expr | None) -> bool:
+    """A call of a project function that is no class (what it builds, it decides at run time)."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = constructor(value).func
+    qualname = module.imports.qualname(func)
+    if qualname is None or _class(module, func) is not None:
+        return False
+    return module.project.function(module, qualname) is not None
 
 
 def _common_method(classes: list[tuple["ModuleModel", ast.ClassDef]], name: str) -> Callee | None:

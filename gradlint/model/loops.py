@@ -6,7 +6,7 @@ import ast
 import bisect
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from gradlint.model.callees import CallContext, callers, class_of_instance, class_of_scope, resolve_callee
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MICRO_BATCH_WORDS = ("micro", "chunk", "split", "accum", "shard")
+BATCH_CUTS = frozenset({"split", "chunk", "tensor_split"})
 
 
 @dataclass(frozen=True)
@@ -324,13 +325,30 @@ class TrainingLoop:
             if self._always_one(guard.boundary.factor):
                 return None
             return Accumulation(guard.boundary.factor, guard=guard, path=path)
-        found = _inner_loop_accumulation(steps, backwards, path)
+        found = _inner_loop_accumulation(steps, backwards, path, self._micro_batches_cut)
         if found is None and len({id(b.loops[-1]) for b in backwards if b.loops}) > 1:
             # updates in turn (StudioGAN: the main update, then a lazy regulariser's): the window
             # before the first step
             first = min(steps, key=lambda s: s.order)
-            found = _inner_loop_accumulation(steps, [b for b in backwards if b.order < first.order], path)
+            found = _inner_loop_accumulation(steps, [b for b in backwards if b.order < first.order], path, self._micro_batches_cut)
         return found
+
+    def _micro_batches_cut(self, loop: ast.For) -> ast.expr | None:
+        """`phase_img` of `for img, z in zip(phase_img, phase_z)` where `phase_img =
+        batch.split(batch_gpu)`: items cut from a batch (`split`, `chunk` by a size or count,
+        not a string's separator) are micro-batches whatever their names."""
+        if loop not in self.model.parents.parent:
+            return None  # a helper's loop, in another module
+        iterable = _iterated(loop)
+        scope = self.model.parents.scope_of(loop)
+        if isinstance(iterable, ast.Name):  # `data = zip(...)`, then `for ... in enumerate(data)`
+            value = self.model.values.reaching_value(iterable, scope, loop.lineno)[0]
+            iterable = value if _called(value, "zip") else iterable
+        parts = iterable.args if _called(iterable, "zip") else [iterable]
+        return next((
+            part for part in parts
+            if isinstance(part, ast.Name) and _cuts_a_batch(self.model.values.reaching_value(part, scope, loop.lineno)[0])
+        ), None)
 
     def _always_one(self, factor: ast.expr) -> bool:
         """`accum_steps = 1`: a factor whose every assignment here is the literal 1."""
@@ -364,7 +382,17 @@ class TrainingLoop:
         ]
 
 
-def _inner_loop_accumulation(steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
+def _cuts_a_batch(value: ast.expr | None) -> bool:
+    """`x.split(size)`, `x.chunk(n)`, `torch.split(x, size)`: a tensor cut into micro-batches."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in BATCH_CUTS):
+        return False
+    size = value.args[1] if dotted(value.func.value) == "torch" and len(value.args) > 1 else value.args[0] if value.args else None
+    return size is not None and not (isinstance(size, ast.Constant) and isinstance(size.value, str))
+
+
+def _inner_loop_accumulation(
+    steps: list[Event], backwards: list[Event], path: Event | None, micro_batches_cut: Callable[[ast.For], ast.expr | None]
+) -> Accumulation | None:
     """Backward passes all inside one inner loop, the steps after it: the loop's items are the
     window (micro-batches where the loop says so, items of unknown kind otherwise)."""
     inner = {id(b.loops[-1]): b.loops[-1] for b in backwards if b.loops}
@@ -376,6 +404,9 @@ def _inner_loop_accumulation(steps: list[Event], backwards: list[Event], path: E
     if any(isinstance(stmt, (ast.Return, ast.Break)) for stmt in getattr(loop, "body", ())):
         return None  # its body leaves the loop on the first pass: one micro-batch, no window
     factor = _micro_batch_count(loop)
+    cut = micro_batches_cut(loop) if factor is None and isinstance(loop, ast.For) else None
+    if cut is not None:
+        factor = ast.Call(ast.Name("len", ast.Load()), [cut], [])
     if factor is not None:
         return Accumulation(factor, inner_loop=loop, path=path)
     if isinstance(loop, ast.For) and not _called(loop.iter, "range"):

@@ -22,7 +22,7 @@ RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|mo
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze"})
-LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma"})
+LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma", "gain"})
 TEMPERATURE_NAMES = frozenset({"T", "temperature", "tau", "kd_temperature", "distill_temperature"})
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
 # The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
@@ -109,6 +109,8 @@ class _Analysis:
                 method in DIVIDING_METHODS and self.counts_processes(divisor, scope, line, depth)
             ):
                 return self.expr(receiver, scope, line, depth + 1)
+            case ast.Call(func=ast.Attribute(value=receiver, attr="mul" | "mul_" | "multiply"), args=[factor], keywords=[]):
+                return self.expr(ast.BinOp(receiver, ast.Mult(), factor), scope, line, depth)  # as `receiver * factor`
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in NORMALIZING_METHODS:
                 return True
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in PASS_THROUGH_METHODS:

@@ -9,6 +9,21 @@ from collections.abc import Callable
 BUILTIN_NAMES = frozenset(dir(builtins))
 # Words without which code holds no gradient event (a prefilter before the ast is read).
 GRADIENT_WORDS = ("backward", "step", "grad", "clip", "sync", "scale", "accumulate", "allreduce")
+# Gradient-worded methods of torch's and the frameworks' own objects (tensors, modules,
+# optimizers, schedulers, scalers, DDP, Accelerate, Lightning): never a project's method.
+LIBRARY_GRADIENT_METHODS = frozenset({
+    "backward", "manual_backward", "step", "zero_grad", "requires_grad_", "retain_grad", "save_for_backward",
+    "clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value", "clip_gradients",
+    "unscale_", "unscale_gradients", "scale", "no_sync", "no_backward_sync", "set_requires_gradient_sync",
+    "accumulate", "register_hook", "register_full_backward_hook", "register_backward_hook", "get_scale",
+})
+
+
+def names_project_gradient_method(name: str) -> bool:
+    """A method name only a project defines that speaks of gradients (`accumulate_gradients`,
+    `backward_step`): worth resolving to the project's one definition when the object's class
+    is unknown."""
+    return name not in LIBRARY_GRADIENT_METHODS and any(word in name for word in GRADIENT_WORDS)
 
 
 def names_sharded_class(expr: ast.AST | None) -> bool:

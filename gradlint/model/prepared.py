@@ -12,7 +12,7 @@ from gradlint.model.roles import Role
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
-PREPARE_METHODS = frozenset({"prepare", "prepare_scheduler", "setup", "setup_optimizers"})
+PREPARE_METHODS = frozenset({"prepare", "prepare_model", "prepare_optimizer", "prepare_scheduler", "setup", "setup_optimizers"})
 
 
 def prepared_names(model: "ModuleModel") -> frozenset[str]:

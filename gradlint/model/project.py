@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, names_project_gradient_method
 from gradlint.model.spelling import CALLED_NAME_BYTES, call_starts, called_names
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
@@ -42,6 +42,7 @@ MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, follow
 CALLED_OR_ALIASED_BYTES = re.compile(rb"\b(?:\s*\(|\s+as\b)")
 DEFINITION_BYTES = re.compile(rb"def[ \t]+(\w+)")
 DELEGATED_CALL_BYTES = re.compile(rb"self\.\w+\.(\w+)\s*\(")
+ATTRIBUTE_CALL = re.compile(r"\.(\w+)\s*\(")
 BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
 METHOD_DEFINITION = re.compile(rb"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
@@ -276,6 +277,17 @@ class Project:
             data = self._read(path)
             self._methods[path] = _gradient_methods(data, self._words(path)[1]) if data is not None else {}
         return self._methods[path].get(cls, frozenset())
+
+    def gradient_method_names(self, path: Path) -> frozenset[str]:
+        """The gradient-touching methods of all the module's top-level classes."""
+        self.gradient_methods(path, "")
+        return frozenset().union(*self._methods[self._resolved(path)].values())
+
+    def backward_method_names(self, path: Path) -> frozenset[str]:
+        """The gradient-touching methods of the module's top-level classes that reach backward."""
+        reaching = self._words(path)[0] or frozenset()
+        self.gradient_methods(path, "")
+        return frozenset().union(*(m for cls, m in self._methods[self._resolved(path)].items() if cls in reaching))
 
     def _words(self, path: Path) -> tuple[frozenset[str] | None, frozenset[str], frozenset[str]]:
         """(symbols reaching backward, None when nothing does; gradient symbols; DDP symbols)."""
@@ -760,7 +772,30 @@ class ProjectContext:
                     names.add(local)
                 if inner:  # `trainer.optimize(opt)` on an instance of an imported class
                     names |= self.project.gradient_methods(path, inner[0])
-        return names | self._gradient_object_parameters(module, names)
+        return names | self._gradient_object_parameters(module, names) | self._configured_methods(module)
+
+    def _configured_methods(self, module: "ModuleModel") -> set[str]:
+        """Gradient-worded methods the module calls on objects (`loss.accumulate_gradients(...)`)
+        that a few project files define, one as gradient code: the object may be one a config
+        had built (callees.sole_method), so the lines calling them must be read."""
+        return self._configured_calls(module.text, self.project.gradient_method_names) if self.project else set()
+
+    def calls_configured_backward(self, text: str) -> bool:
+        """Whether `text` calls, on some object, a method that a few project files define and
+        one of them runs backward in: `loss.accumulate_gradients(...)` on a loss object a config
+        names. Read off the text, before any parse (as imports_backward)."""
+        return self.project is not None and bool(self._configured_calls(text, self.project.backward_method_names))
+
+    def _configured_calls(self, text: str, method_names: Callable[[Path], frozenset[str]]) -> set[str]:
+        called = {name for name in ATTRIBUTE_CALL.findall(text) if names_project_gradient_method(name)}
+        found = set()
+        for name in called:
+            files = self._index().defining_files(name)
+            if 0 < len(files) <= MAX_DELEGATED_DEFINITIONS and any(name in method_names(f) for f in files):
+                for file in files:
+                    self._note(file)
+                found.add(name)
+        return found
 
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
         """Roles, by position, of what the project function `qualname` (imported by `module`)
@@ -878,16 +913,43 @@ class ProjectContext:
         return [(call, context) for _, call, context in candidates]
 
     def _only_fitting_definition(self, function: ast.FunctionDef, calls: list[ast.Call]) -> bool:
-        fitting = 0
-        for path in self._index().defining_files(function.name):
+        fitting = self._fitting_methods(function.name, calls)
+        return fitting is not None and len(fitting) == 1
+
+    def _fitting_methods(self, name: str, calls: list[ast.Call]) -> "list[Callee] | None":
+        """The methods `name` of the project's classes whose parameters take every one of
+        `calls`; None when a file defining one cannot be read."""
+        from gradlint.model.callees import Callee
+
+        fitting = []
+        for path in self._index().defining_files(name):
             module = self.project.model(path)
             if module is None:
-                return False
+                return None
             for node in module.statements:
                 if isinstance(node, ast.ClassDef):
-                    method = module.methods(node).get(function.name)
-                    fitting += method is not None and all(_fits(method, call, method=True) for call in calls)
-        return fitting == 1
+                    method = module.methods(node).get(name)
+                    if method is not None and all(_fits(method, call, method=True) for call in calls):
+                        fitting.append(Callee(module, method, node))
+        return fitting
+
+    def sole_method(self, call: ast.Call) -> "Callee | None":
+        """`loss.accumulate_gradients(phase=..., gain=...)` on an object a factory built from a
+        config (`construct_class_by_name(**loss_kwargs)`): the method, when it is the one
+        concrete definition of its name in the project that takes the call's arguments."""
+        from gradlint.model.callees import is_abstract
+
+        name = call.func.attr
+        if self.project is None or not names_project_gradient_method(name):
+            return None
+        if len(self._index().defining_files(name)) > MAX_DELEGATED_DEFINITIONS:
+            return None
+        fitting = [m for m in self._fitting_methods(name, [call]) or () if not is_abstract(m.function)]
+        if len(fitting) != 1:
+            return None
+        for path in self._index().defining_files(name):
+            self._note(path)  # the answer depends on every definition of the name
+        return fitting[0]
 
     def _locate(self, module: "ModuleModel", qualname: str) -> tuple[Path, list[str]] | None:
         if self.project is None:

@@ -10,6 +10,7 @@ from gradlint.model import Kind, ModuleModel
 from gradlint.model.amp import apex_scaling, exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
 from gradlint.model.guards import opposite
 from gradlint.model.names import dotted
+from gradlint.model.prepared import prepared_names
 from gradlint.model.values import iter_calls
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, contains, move
@@ -137,6 +138,8 @@ class StepBypassesScaler(Rule):
                 if scaler_enabled(model, scaler) is not True:
                     continue
                 optimizer = step.optimizer
+                if backward.by_accelerator and optimizer in prepared_names(model):
+                    continue  # the accelerator's own optimizer: its step unscales and skips inf/NaN steps
                 unscaled = any(u.order < step.order and not exclusive(u, step) for u in loop.of(Kind.UNSCALE))
                 consequence = (
                     "the gradients were unscaled, but steps with inf/NaN gradients (fp16 overflow) are "
@@ -144,10 +147,13 @@ class StepBypassesScaler(Rule):
                     "the update uses gradients still multiplied by the loss scale (65536 times too "
                     "large at the default scale) and steps with inf/NaN gradients are not skipped"
                 )
+                remedy = (
+                    f"hand `{optimizer}` to `{scaler}.prepare(...)`, whose optimizer unscales and skips them"
+                    if backward.by_accelerator else f"call `{scaler}.step({optimizer})` and `{scaler}.update()`"
+                )
                 message = (
                     f"{code(model, step)} steps `{optimizer}` directly, but {code(model, backward)} "
-                    f"ran on a loss scaled by `{scaler}`: {consequence}; call "
-                    f"`{scaler}.step({optimizer})` and `{scaler}.update()`"
+                    f"ran on a loss scaled by `{scaler}`: {consequence}; {remedy}"
                 )
                 yield Finding(self.code, model.span(step.anchor), message, self._fix(model, loop, step, backward, scaler))
 

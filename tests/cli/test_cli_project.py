@@ -1577,3 +1577,101 @@ def test_a_subclass_in_another_module_wraps_the_base_loops_model_in_ddp(workdir,
     assert codes(run) == [("base_strategy.py", "GL401")], run
     (workdir / "strategies" / "ddp.py").write_text(textwrap.dedent(DDP_STRATEGY.replace("DDP(self.vlm.cuda(), device_ids=[torch.cuda.current_device()])", "self.vlm.cuda()")))
     assert codes(check(gradlint, "--no-cache", "strategies/base_strategy.py")) == []
+
+
+CONFIG_UTIL = '''
+import importlib
+
+
+def construct_class_by_name(*args, class_name=None, **kwargs):
+    module_name, _, name = class_name.rpartition(".")
+    return getattr(importlib.import_module(module_name), name)(*args, **kwargs)
+'''
+
+PHASE_LOSS = '''
+import torch
+import torch.nn.functional as F
+
+
+class Loss:
+    def accumulate_gradients(self, phase, real_img, gen_z, gain):
+        raise NotImplementedError()
+
+
+class AdversarialLoss(Loss):
+    def __init__(self, device, G, D, r1_gamma=10.0):
+        self.device, self.G, self.D, self.r1_gamma = device, G, D, r1_gamma
+
+    def accumulate_gradients(self, phase, real_img, gen_z, gain):
+        if phase in ("Gmain", "Gboth"):
+            loss_g = F.softplus(-self.D(self.G(gen_z)))
+            loss_g.mean().mul(gain).backward()
+        if phase in ("Dmain", "Dboth"):
+            loss_fake = F.softplus(self.D(self.G(gen_z).detach()))
+            loss_real = F.softplus(-self.D(real_img))
+            (loss_fake + loss_real).mean().mul(gain).backward()
+'''
+
+PHASE_LOOP = '''
+import types
+
+import torch
+
+from utils import config
+
+
+def training_loop(G, D, loader, loss_kwargs, opt_kwargs, batch_size=64, batch_gpu=16, device="cuda"):
+    loss = config.construct_class_by_name(device=device, G=G, D=D, **loss_kwargs)
+    phases = []
+    for name, module in [("G", G), ("D", D)]:
+        opt = torch.optim.Adam(module.parameters(), **opt_kwargs)
+        phases.append(types.SimpleNamespace(name=name + "both", module=module, opt=opt, interval=1))
+    for real_img in loader:
+        phase_real_img = real_img.to(device).split(batch_gpu)
+        all_gen_z = [z.split(batch_gpu) for z in torch.randn(len(phases) * batch_size, 512, device=device).split(batch_size)]
+        for phase, phase_gen_z in zip(phases, all_gen_z):
+            phase.opt.zero_grad(set_to_none=True)
+            rounds = zip(phase_real_img, phase_gen_z)
+            for round_img, round_z in rounds:
+                loss.accumulate_gradients(phase=phase.name, real_img=round_img, gen_z=round_z, gain=phase.interval)
+            phase.opt.step()
+'''
+
+
+def test_a_loss_object_built_from_a_config_accumulates_rounds_of_split_batches(workdir, gradlint):
+    """StyleGAN-style phases: the batch is cut into `batch_gpu` rounds (`split`), each round's
+    mean loss (times the regularisation gain) backpropagates through a loss object a config
+    names, and one step follows: the sum of the rounds, never divided by their number. The
+    object's class is the project's one concrete `accumulate_gradients`."""
+    project(workdir, {
+        "utils/__init__.py": "", "utils/config.py": CONFIG_UTIL,
+        "training/__init__.py": "", "training/loss.py": PHASE_LOSS, "training/training_loop.py": PHASE_LOOP,
+    })
+    run = check(gradlint, "training/training_loop.py")
+    assert codes(run) == [("training_loop.py", "GL201")], run
+    assert "over `len(phase_real_img)` micro-batches" in run.stdout, run
+
+
+OTHER_LOSS = '''
+
+class NonSaturatingLoss(Loss):
+    def __init__(self, device, G, D):
+        self.G, self.D = G, D
+
+    def accumulate_gradients(self, phase, real_img, gen_z, gain):
+        F.softplus(-self.D(self.G(gen_z))).mean().backward()
+'''
+
+
+def test_a_config_built_loss_object_that_divides_by_the_rounds_or_two_candidate_classes_are_silent(workdir, gradlint):
+    divided = PHASE_LOSS.replace(".mul(gain).backward()", ".mul(gain).div(num_rounds).backward()")
+    divided = divided.replace("gen_z, gain):", "gen_z, gain, num_rounds=1):")
+    loop = PHASE_LOOP.replace("gain=phase.interval)", "gain=phase.interval, num_rounds=len(phase_real_img))")
+    project(workdir, {
+        "utils/__init__.py": "", "utils/config.py": CONFIG_UTIL,
+        "training/__init__.py": "", "training/loss.py": divided, "training/training_loop.py": loop,
+    })
+    assert codes(check(gradlint, "training/training_loop.py")) == []
+    # a second concrete class takes the same call: which one the config names is unknown
+    project(workdir, {"training/loss.py": PHASE_LOSS + OTHER_LOSS, "training/training_loop.py": PHASE_LOOP})
+    assert codes(check(gradlint, "--no-cache", "training/training_loop.py")) == []
