@@ -49,18 +49,20 @@ def run(tasks: Sequence[Task | Missing], jobs: int | None = None, cache: "Cache 
 
 @contextlib.contextmanager
 def _rare_collections():
-    """The models of a project's modules live for the whole run (each file reuses them): the
-    garbage collector's passes over them cost more than the checking (1.6x measured on 1,153
-    files of ML repositories). Workers forked meanwhile inherit the setting. Afterwards the run's
-    objects are frozen out of the collector: the first full pass over them once the thresholds
-    are back would cost a tenth of the run, and the process only reports and exits."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(100_000, 50, 100)
+    """The models of a project's modules live for the whole run (each file reuses them), and a
+    checked file's own model is dropped by reference counting: the collector's passes over
+    young objects cost a sixth of the run (24 s -> 20 s of CPU on 6,776 files of 80 ML
+    repositories) for 6% of memory, so it does not run meanwhile (workers forked then inherit
+    that). Afterwards the run's objects are frozen out of it: a first full pass over them would
+    cost a tenth of the run, and the process only reports and exits."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
         gc.freeze()
-        gc.set_threshold(*thresholds)
+        if enabled:
+            gc.enable()
 
 
 def _run(work: list[Task], jobs: int | None) -> list[FileResult]:
