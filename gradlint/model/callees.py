@@ -113,6 +113,35 @@ def find_method(module: "ModuleModel", cls: ast.ClassDef, name: str, skip_own: b
     return None
 
 
+def subclasses_of(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:
+    """The classes of the project listing `cls` among their bases."""
+
+    def compute():
+        found = [(module, c) for c in module.classes.values() if c is not cls and any(base is cls for _, base in base_classes(module, c))]
+        return found + (module.project.subclasses(module, cls) if module.project is not None else [])
+
+    return module.memo(("combining classes", id(cls)), compute)
+
+
+def sole_override(callee: Callee) -> Callee | None:
+    """`self.model_forward(data)` where the base class's method is abstract: the one concrete
+    override among its subclasses (two levels down), run with `self` an instance of that
+    subclass; None when there is none or several (which one runs is the caller's choice)."""
+    name = getattr(callee.function, "name", None)
+    if callee.cls is None or name is None:
+        return None
+    found, pending = {}, [(callee.module, callee.cls, 0)]
+    while pending:
+        module, cls, depth = pending.pop()
+        for sub_module, sub in subclasses_of(module, cls) if depth < 2 else ():
+            method = sub_module.methods(sub).get(name)
+            if method is not None and not is_abstract(method):
+                found[id(method)] = Callee(sub_module, method, sub)
+            else:
+                pending.append((sub_module, sub, depth + 1))
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 def class_hierarchy(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:
     """`cls` and the base classes the model can read, nearest first, each once."""
     found: list[tuple[ModuleModel, ast.ClassDef]] = []
@@ -123,7 +152,7 @@ def class_hierarchy(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["Mod
             continue
         found.append((owner_module, owner))
         for base in owner.bases:
-            resolved = _class(owner_module, base)
+            resolved = _base_class(owner_module, owner, base)
             if resolved is not None:
                 pending.append(resolved)
     return found
@@ -131,7 +160,7 @@ def class_hierarchy(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["Mod
 
 def base_classes(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:
     """The direct base classes of `cls` that the model can read."""
-    return [resolved for base in cls.bases if (resolved := _class(module, base)) is not None]
+    return [resolved for base in cls.bases if (resolved := _base_class(module, cls, base)) is not None]
 
 
 def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["ModuleModel", ast.ClassDef] | None:
@@ -174,6 +203,15 @@ def constructor(call: ast.Call) -> ast.Call:
     while isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_SELF and isinstance(call.func.value, ast.Call):
         call = call.func.value
     return call
+
+
+def _base_class(module: "ModuleModel", cls: ast.ClassDef, base: ast.expr) -> tuple["ModuleModel", ast.ClassDef] | None:
+    """A base of `cls`: `class BaseTrainer(BaseTrainer)` extends the imported class of that name
+    (the class statement binds its own name only once its body has run)."""
+    if isinstance(base, ast.Name) and base.id == cls.name and module.classes.get(cls.name) is cls:
+        qualname = module.imports.qualname(base)
+        return module.project.class_def(module, qualname) if module.project is not None and qualname else None
+    return _class(module, base)
 
 
 def _class(module: "ModuleModel", expr: ast.expr) -> tuple["ModuleModel", ast.ClassDef] | None:
@@ -419,7 +457,7 @@ def _derives_from_outside(module: "ModuleModel", cls: ast.ClassDef) -> bool:
     library's scheduler), other than `object` and the typing/abc helpers."""
     for owner, known in class_hierarchy(module, cls):
         for base in known.bases:
-            if _class(owner, base) is None and dotted(base) not in PLAIN_BASES:
+            if _base_class(owner, known, base) is None and dotted(base) not in PLAIN_BASES:
                 return True
     return False
 

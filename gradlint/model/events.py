@@ -11,7 +11,7 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, find_method, holds_only_none, is_abstract, own_schedule, is_static, resolve_callee, returned_value
+from gradlint.model.callees import CallContext, bind_arguments, class_hierarchy, class_of_scope, find_method, holds_only_none, is_abstract, own_schedule, is_static, resolve_callee, returned_value, sole_override
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
@@ -609,8 +609,14 @@ class EventWalker:
         if depth >= MAX_HELPER_DEPTH or self._active(callee.function):
             self.cuts += 1
             return False
-        if not (callee.module.touches_gradients(callee.function) or _calls_combined_ddp(callee)) or is_abstract(callee.function):
-            return False  # an abstract method (`raise NotImplementedError`): the subclass's code is unknown
+        if is_abstract(callee.function):
+            # `raise NotImplementedError`: the subclass's code, when one subclass overrides it
+            # (its `self.model(data)` runs the base class's DDP model, whatever its text says)
+            callee = sole_override(callee) if _is_self(call.func.value if isinstance(call.func, ast.Attribute) else call.func) else None
+            if callee is None or self._active(callee.function) or _calls_backward(callee):
+                return False  # an override running backward is a step function, judged with its callers
+        elif not (callee.module.touches_gradients(callee.function) or _calls_combined_ddp(callee)):
+            return False
         arguments = bind_arguments(callee, call)
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
         if callee.cls is not None and params and not is_static(callee.function):
@@ -690,11 +696,18 @@ class EventWalker:
         )
 
     def _local(self, frame: Frame) -> bool:
-        """Code of the unit's module that runs on the unit's own object (or on none)."""
+        """Code of the unit's module that runs on the unit's own object (or on none): its class's
+        methods, or a subclass's override of an abstract one (`self` is the same object)."""
         root = frame
         while root.caller is not None:
             root = root.caller
-        return frame.caller is None or (frame.module is self.model and frame.cls in (None, root.cls))
+        if frame.caller is None:
+            return True
+        if frame.module is not self.model:
+            return False
+        return frame.cls in (None, root.cls) or (
+            root.cls is not None and any(c is root.cls for _, c in class_hierarchy(frame.module, frame.cls))
+        )
 
 
 def _ddp_lines(frame: Frame) -> list[int]:
@@ -723,6 +736,10 @@ def _ddp_lines(frame: Frame) -> list[int]:
                 combined_role(module, cls, name) is Role.DDP_MODEL
                 or wrapped_by_subclass(module, cls, f"self.{name}") is Role.DDP_MODEL
                 or (method is not None and _calls_combined_ddp(method))
+                # an abstract step the one subclass overriding it implements (`self.model(data)`)
+                or (method is not None and is_abstract(method.function) and sole_override(method) is not None)
+                # that override's `self.model(data)`: the base class's DDP model, as its caller knows
+                or (frame.caller is not None and role_in_frame(frame, _self_attribute(name)) is Role.DDP_MODEL)
             )
         return answers["combined", name]
 
@@ -899,6 +916,16 @@ def _finds_non_finite(test: ast.expr, holds: bool) -> bool:
         test = test.func.value
     name = (dotted(test.func) or "").rsplit(".", 1)[-1] if isinstance(test, ast.Call) else ""
     return (name in ("isnan", "isinf") and holds) or (name == "isfinite" and not holds)
+
+
+def _calls_backward(callee) -> bool:
+    lines = callee.module.backward_lines
+    index = bisect.bisect_left(lines, callee.function.lineno)
+    return index < len(lines) and lines[index] <= callee.function.end_lineno
+
+
+def _self_attribute(name: str) -> ast.Attribute:
+    return ast.Attribute(ast.Name("self", ast.Load()), name, ast.Load())
 
 
 def _is_self(expr: ast.expr) -> bool:

@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, is_abstract, resolve_callee
+from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, is_abstract, resolve_callee, subclasses_of
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -121,7 +121,7 @@ def wrapped_by_subclass(module: "ModuleModel", cls: ast.ClassDef, name: str) -> 
         return None
 
     def compute() -> Role | None:
-        for owner, _ in module.memo(("combining classes", id(cls)), lambda: _combining_classes(module, cls)):
+        for owner, _ in subclasses_of(module, cls):
             if owner.roles.named_role(name) is Role.DDP_MODEL:
                 return Role.DDP_MODEL
         return None
@@ -164,15 +164,9 @@ def _combined_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> 
     roles = {
         next((r for m, c in class_hierarchy(owner, combined) if c is not cls
               and (r := m.roles.named_role(f"self.{attribute}")) is not None), None)
-        for owner, combined in module.memo(("combining classes", id(cls)), lambda: _combining_classes(module, cls))
+        for owner, combined in subclasses_of(module, cls)
     }
     return roles.pop() if len(roles) == 1 else None
-
-
-def _combining_classes(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:
-    """The classes of the project listing `cls` among their bases."""
-    found = [(module, c) for c in module.classes.values() if c is not cls and any(base is cls for _, base in base_classes(module, c))]
-    return found + (module.project.subclasses(module, cls) if module.project is not None else [])
 
 
 def object_attribute_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str, field: str) -> Role | None:

@@ -75,6 +75,7 @@ class Roles:
     def __init__(self, model: "ModuleModel"):
         self._roles: dict[str, Role] = {}
         self._imports = model.imports
+        self._model = model
         self.constructors: dict[str, list[ast.Call]] = defaultdict(list)  # name -> calls that built it
         imports = model.imports
         built: list[tuple[list[ast.expr], ast.Call]] = []
@@ -156,7 +157,7 @@ class Roles:
         """`model = wrap_ddp(model)`: the role of what every `return` of the function gives."""
         returns = model.returns(function)
         self._from_returns(targets, [
-            tuple(self.of_value(e) for e in r.elts) if isinstance(r, (ast.Tuple, ast.List)) else (self.of_value(r),)
+            tuple(self.of_returned(e) for e in r.elts) if isinstance(r, (ast.Tuple, ast.List)) else (self.of_returned(r),)
             for r in returns
         ])
 
@@ -180,6 +181,16 @@ class Roles:
             return either(self.of_value(value.body), self.of_value(value.orelse))
         name = dotted(value) if value is not None else None
         return self._roles.get(name) if name else None
+
+    def of_returned(self, value: ast.expr | None) -> Role | None:
+        """The role of a value a function returns: as `of_value`, and for `return wrap(cfg,
+        model)` the role what the project function called returns has (DDP when distributed)."""
+        role = self.of_value(value)
+        if role is not None or not isinstance(value, ast.Call) or self._model.project is None:
+            return role
+        qualname = self._imports.qualname(value.func)
+        returned = self._model.project.returned_roles(self._model, qualname) if qualname else ()
+        return Role(returned[0]) if len(returned) == 1 and returned[0] else None
 
     def _assign(self, targets: list[ast.expr], role: Role) -> None:
         for target in targets:

@@ -185,7 +185,7 @@ def _agreed(roles: tuple[str | None, ...]) -> str | None:
 
 
 def _role_of_value(model: "ModuleModel", value: ast.expr) -> str | None:
-    role = model.roles.of_value(value)
+    role = model.roles.of_returned(value)
     return role.value if role else None
 
 

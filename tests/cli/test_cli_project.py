@@ -1675,3 +1675,112 @@ def test_a_config_built_loss_object_that_divides_by_the_rounds_or_two_candidate_
     # a second concrete class takes the same call: which one the config names is unknown
     project(workdir, {"training/loss.py": PHASE_LOSS + OTHER_LOSS, "training/training_loop.py": PHASE_LOOP})
     assert codes(check(gradlint, "--no-cache", "training/training_loop.py")) == []
+
+
+WRAPPERS = '''
+import torch
+import torch.distributed as dist
+
+
+class Wrapped(torch.nn.Module):
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+
+    def forward(self, *args, **kwargs):
+        return self.module(*args, **kwargs)
+
+
+def wrap_model(cfg, model):
+    if dist.is_available() and dist.is_initialized():
+        return torch.nn.parallel.DistributedDataParallel(model, device_ids=[cfg.local_rank])
+    return Wrapped(model)
+'''
+
+ABSTRACT_TRAINER = '''
+import torch
+
+from engine.wrappers import wrap_model
+
+
+class BaseTrainer:
+    def __init__(self, cfg, model):
+        self.cfg = cfg
+        self.model = self.wrap_model(cfg, model)
+        self.optim = torch.optim.AdamW(self.model.parameters(), lr=cfg.lr)
+        self.scaler = torch.amp.GradScaler("cuda", enabled=cfg.amp)
+
+    def wrap_model(self, cfg, model):
+        return wrap_model(cfg, model)
+
+    def model_forward(self, data):
+        """Each project's trainer computes its loss."""
+        raise NotImplementedError
+
+    def train_step(self, data, last_iter_in_epoch=False):
+        with torch.autocast("cuda", enabled=self.cfg.amp):
+            loss = self.model_forward(data) / self.cfg.grad_accum_iter
+        self.scaler.scale(loss).backward()
+        if (self.iteration + 1) % self.cfg.grad_accum_iter == 0 or last_iter_in_epoch:
+            self.scaler.step(self.optim)
+            self.scaler.update()
+            self.optim.zero_grad(set_to_none=True)
+
+    def train(self, loader, epochs):
+        self.iteration = 0
+        for epoch in range(epochs):
+            for index, data in enumerate(loader):
+                self.train_step(data, last_iter_in_epoch=index + 1 == len(loader))
+                self.iteration += 1
+'''
+
+PROJECT_TRAINER = '''
+from engine.trainer import BaseTrainer
+
+
+class BaseTrainer(BaseTrainer):
+    """The project's trainer keeps the framework's name."""
+
+    def model_forward(self, data):
+        output = self.model(data)
+        return output["loss"]
+'''
+
+
+def test_an_abstract_step_that_one_subclass_implements_runs_the_base_classes_ddp_model(workdir, gradlint):
+    """The framework's trainer accumulates over `grad_accum_iter` micro-batches; the model it
+    wraps (DDP whenever distributed runs) is run by the one project trainer overriding its
+    abstract `model_forward`, in another module, under the same class name."""
+    project(workdir, {
+        "engine/__init__.py": "", "engine/wrappers.py": WRAPPERS, "engine/trainer.py": ABSTRACT_TRAINER,
+        "projects/__init__.py": "", "projects/trainer.py": PROJECT_TRAINER,
+    })
+    run = check(gradlint, "engine/trainer.py")
+    assert codes(run) == [("trainer.py", "GL401")], run
+    assert "`self.model` is DistributedDataParallel" in run.stdout, run
+
+
+def test_an_abstract_step_with_two_implementations_or_a_no_sync_window_is_silent(workdir, gradlint):
+    other = PROJECT_TRAINER.replace("class BaseTrainer(BaseTrainer):", "class DepthTrainer(BaseTrainer):").replace('output["loss"]', 'output["depth_loss"]')
+    project(workdir, {
+        "engine/__init__.py": "", "engine/wrappers.py": WRAPPERS, "engine/trainer.py": ABSTRACT_TRAINER,
+        "projects/__init__.py": "", "projects/trainer.py": PROJECT_TRAINER, "projects/depth.py": other,
+    })
+    assert codes(check(gradlint, "engine/trainer.py")) == []  # which trainer runs is the caller's choice
+    synced = ABSTRACT_TRAINER.replace(
+        '''        with torch.autocast("cuda", enabled=self.cfg.amp):
+            loss = self.model_forward(data) / self.cfg.grad_accum_iter
+        self.scaler.scale(loss).backward()
+        if (self.iteration + 1) % self.cfg.grad_accum_iter == 0 or last_iter_in_epoch:''',
+        '''        update = (self.iteration + 1) % self.cfg.grad_accum_iter == 0 or last_iter_in_epoch
+        sync = contextlib.nullcontext() if update else getattr(self.model, "no_sync", contextlib.nullcontext)()
+        with sync:
+            with torch.autocast("cuda", enabled=self.cfg.amp):
+                loss = self.model_forward(data) / self.cfg.grad_accum_iter
+            self.scaler.scale(loss).backward()
+        if update:''',
+    ).replace("import torch\n", "import contextlib\n\nimport torch\n", 1)
+    assert "no_sync" in synced and "import contextlib" in synced
+    (workdir / "projects" / "depth.py").unlink()
+    project(workdir, {"engine/trainer.py": synced})
+    assert codes(check(gradlint, "--no-cache", "engine/trainer.py")) == []

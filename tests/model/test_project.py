@@ -229,7 +229,7 @@ def test_summaries_index_functions_classes_returns_and_calls(tmp_path):
     assert project.summary(root / "engine.py")[1].functions["build_optimizer"].returns == ("optimizer",)
     trainer = project.summary(root / "trainer.py")[1].classes["Trainer"]
     assert trainer.bases == ("BaseTrainer",)
-    assert trainer.methods["build"].returns == (None, "optimizer")  # wrap_model: another module's
+    assert trainer.methods["build"].returns == ("ddp model", "optimizer")  # what utils' wrap_model returns
     assert trainer.methods["maybe_scaler"].returns == (None,)  # a scaler here, an optimizer there
     main = project.summary(root / "main.py")[1]
     [site] = [c for c in main.calls if c.callee == "engine.train_one_epoch"]
