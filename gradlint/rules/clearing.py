@@ -35,7 +35,7 @@ class MissingZeroGrad(Rule):
             # the walk names a helper's `optimizer.zero_grad()` by what each call passes it
             zeroed = {z.optimizer for z in loop.of(Kind.ZERO_GRAD)}
             for optimizer, step in steps.items():
-                if optimizer in zeroed or clears_for(clearings, optimizer, set(steps)) or _built_in_loop(model, loop, optimizer):
+                if _zeroed(optimizer, zeroed) or clears_for(clearings, optimizer, set(steps)) or _built_in_loop(model, loop, optimizer):
                     continue
                 message = (
                     f"{code(model, step)} steps with gradients that are never cleared: `.grad` keeps "
@@ -49,6 +49,12 @@ class MissingZeroGrad(Rule):
             return None
         anchor = end_of_step_run(model, loop, step)
         return self.plan(f"Insert `{optimizer}.zero_grad()` after the step", InsertStatement(f"{optimizer}.zero_grad()", model.position(anchor), "after"))
+
+
+def _zeroed(optimizer: str, zeroed: set[str | None]) -> bool:
+    """The optimizer, or the one a project wrapper holds (`self.optimizer.opt.zero_grad()` in
+    the wrapper's `pre_step`, while the loop steps `self.optimizer`), is cleared in the loop."""
+    return optimizer in zeroed or any(name and name.startswith(f"{optimizer}.") for name in zeroed)
 
 
 def _built_in_loop(model: ModuleModel, loop: TrainingLoop, optimizer: str) -> bool:

@@ -1784,3 +1784,71 @@ def test_an_abstract_step_with_two_implementations_or_a_no_sync_window_is_silent
     (workdir / "projects" / "depth.py").unlink()
     project(workdir, {"engine/trainer.py": synced})
     assert codes(check(gradlint, "--no-cache", "engine/trainer.py")) == []
+
+
+OPTIMIZER_WRAPPER = '''
+import torch
+
+
+class ScheduledOptimizer:
+    """The project's wrapper: sets the scheduled rate and clears the gradients before each
+    update, and steps the torch optimizer it holds."""
+
+    def __init__(self, parameters, lr, warmup):
+        self.opt = torch.optim.Adam(parameters, lr=lr)
+        self.lr, self.warmup = lr, warmup
+
+    def pre_step(self, step):
+        for group in self.opt.param_groups:
+            group["lr"] = self.lr * min(1.0, (step + 1) / self.warmup)
+        self.opt.zero_grad()
+
+    def step(self):
+        self.opt.step()
+'''
+
+BASE_SOLVER = '''
+import torch
+
+
+class BaseSolver:
+    """Shared by the task solvers; each builds its own optimizer."""
+
+    def backward(self, loss):
+        loss.backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 5.0)
+        if not torch.isfinite(grad_norm):
+            print("skipping a step with a non-finite gradient norm")
+        else:
+            self.optimizer.step()
+        return grad_norm
+'''
+
+WRAPPED_SOLVER = '''
+from base import BaseSolver
+from optim import ScheduledOptimizer
+
+
+class Solver(BaseSolver):
+    def __init__(self, model, config):
+        self.model = model
+        self.optimizer = ScheduledOptimizer(model.parameters(), config.lr, config.warmup)
+        self.step = 0
+
+    def exec(self, loader, criterion):
+        for feats, labels in loader:
+            self.optimizer.pre_step(self.step)
+            loss = criterion(self.model(feats), labels)
+            self.backward(loss)
+            self.step += 1
+'''
+
+
+def test_an_optimizer_wrapper_of_another_module_that_clears_in_its_pre_step_is_not_gl104(workdir, gradlint):
+    """The base class's backward steps `self.optimizer`, which the solver sets to the project's
+    wrapper; the wrapper's `pre_step`, called at the top of every iteration, clears the torch
+    optimizer it holds."""
+    project(workdir, {"optim.py": OPTIMIZER_WRAPPER, "base.py": BASE_SOLVER, "solver.py": WRAPPED_SOLVER})
+    assert codes(gradlint("check", "--select", "GL104", "--format", "concise", "solver.py")) == []
+    project(workdir, {"optim.py": OPTIMIZER_WRAPPER.replace("        self.opt.zero_grad()\n", "")})
+    assert codes(gradlint("check", "--no-cache", "--select", "GL104", "--format", "concise", "solver.py")) == [("solver.py", "GL104")]
