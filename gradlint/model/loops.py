@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
@@ -205,14 +206,22 @@ class TrainingLoop:
         return phases
 
     def _stepped_together(self) -> bool:
-        steps = self.of(*STEPS)
-        first, last = steps[0].order, steps[-1].order
-        if any(e.kind is Kind.BACKWARD and first < e.order < last for e in self.events):
-            return False
-        # under the same tests, one may sit under one more (`if opt.train_retriever:
-        # retr_optimizer.step()` inside the window's step branch)
-        shortest = min((tuple(map(id, s.guards)) for s in steps), key=len)
-        return all(tuple(map(id, s.guards))[: len(shortest)] == shortest for s in steps)
+        """Every two steps of different optimizers that run on one path (not the two sides of
+        `if fp16:`) follow the same backward, and sit under the same tests, one maybe under one
+        more (`if opt.train_retriever: retr_optimizer.step()` inside the window's step branch)."""
+        backwards = self.of(Kind.BACKWARD)
+        for first, second in itertools.combinations(self.of(*STEPS), 2):
+            if first.optimizer == second.optimizer or first.exclusive_with(second):
+                continue
+            if any(
+                first.order < b.order < second.order and not b.exclusive_with(first) and not b.exclusive_with(second)
+                for b in backwards
+            ):
+                return False  # a backward between: they take turns (a GAN's)
+            shorter, longer = sorted((tuple(map(id, first.guards)), tuple(map(id, second.guards))), key=len)
+            if longer[: len(shorter)] != shorter:
+                return False
+        return True
 
     def follows_previous_step(self, event: Event) -> bool:
         """Loop-carried order: an event before the iteration's first step (zero_grad at the

@@ -440,7 +440,7 @@ def _is_loss_weight(expr: ast.expr) -> bool:
     accumulation or normalizing quantity."""
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
         return _is_loss_weight(expr.right)
-    name = dotted(expr)
+    name = dotted(expr) or _config_key(expr)
     if name is None:
         return False
     last = name.rsplit(".", 1)[-1]
@@ -474,6 +474,13 @@ def _told_how_to_normalize(call: ast.Call) -> bool:
     arguments = [*call.args, *(k.value for k in call.keywords)]
     names = [k.arg or "" for k in call.keywords] + [ast.unparse(a) for a in arguments]
     return any(word in name.lower() for name in names for word in NORMALIZER_WORDS)
+
+
+def _config_key(expr: ast.expr) -> str | None:
+    """`in_batch_neg_lambda` of `config["in_batch_neg_lambda"]`: a setting read by its key."""
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        return expr.slice.value
+    return None
 
 
 def _is_count(expr: ast.expr) -> bool:

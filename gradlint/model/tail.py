@@ -111,8 +111,7 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
         source = _unwrap_progress(source.args[0])
     if dotted(source) is None or _endless(model, loop, source):
         return None
-    block = model.parents.block.get(loop, [])
-    resets = [s for s in block[: block.index(loop)] if counter in _assigned_names(s)] if loop in block else []
+    resets = _set_before(model, loop, counter)
     reset = _int_assigned(resets[-1], counter) if resets else _passed_integer(model, loop, counter)
     steps = [i for i, stmt in enumerate(loop.body) if _counts_one_up(stmt, counter)]
     assignments = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
@@ -123,6 +122,19 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     if tested is None or tested == steps[0]:
         return None
     return counter, reset + 1 if steps[0] < tested else reset, source, bool(restarts)
+
+
+def _set_before(model: "ModuleModel", loop: ast.For, counter: str) -> list[ast.stmt]:
+    """Assignments of `counter` before the loop in its block, or before the `with` blocks the
+    loop runs in (`i = 0`, then `with Live(...) as status: for batch in loader:`)."""
+    node = loop
+    while True:
+        block = model.parents.block.get(node, [])
+        found = [s for s in block[: block.index(node)] if counter in _assigned_names(s)] if node in block else []
+        parent = model.parents.parent.get(node)
+        if found or not isinstance(parent, (ast.With, ast.AsyncWith)):
+            return found
+        node = parent
 
 
 def _passed_integer(model: "ModuleModel", loop: ast.For, counter: str) -> int | None:

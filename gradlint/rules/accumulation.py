@@ -22,44 +22,47 @@ class AccumulationWithoutLossScaling(Rule):
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:
-            accumulation = loop.accumulation
-            if not loop.plain or accumulation is None or not accumulation.counts_micro_batches:
+            if loop.plain:  # each accumulating path (`if fp16:` scaled, `else:` plain)
+                for accumulation in loop.accumulations:
+                    if accumulation.counts_micro_batches:
+                        yield from self._check_path(model, loop, accumulation)
+
+    def _check_path(self, model: ModuleModel, loop, accumulation) -> Iterator[Finding]:
+        factor = factor_text(model, accumulation.factor)
+        step = [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if accumulation.covers(e)][0]
+        for backward in [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e)]:
+            rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
+            if rescaled or backward.loss_normalized() is not False:
                 continue
-            factor = factor_text(model, accumulation.factor)
-            step = loop.on_path(Kind.STEP, Kind.SCALER_STEP)[0]
-            for backward in loop.on_path(Kind.BACKWARD):
-                rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
-                if rescaled or backward.loss_normalized() is not False:
-                    continue
-                counter = _running_counter(backward)
-                if counter is not None:
-                    message = (
-                        f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
-                        f"but the loss is divided by the running count `{model.source(counter)}` (1, 2, ... "
-                        f"within the window), not by `{factor}`: {code(model, step)} applies a sum that weighs "
-                        f"the first micro-batch most, not the gradient of the window's mean loss"
-                    )
-                    yield Finding(self.code, model.span(_where(backward, model)), message, None)
-                    continue
-                if accumulation.counts_samples(model, loop.scope):
-                    message = (
-                        f"{code(model, backward)} accumulates gradients until `{factor}` samples are "
-                        f"seen, but the loss is not divided by the window's number of micro-batches: "
-                        f"{code(model, step)} applies the sum of their gradients, not their mean"
-                    )
-                else:
-                    message = (
-                        f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
-                        f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
-                        f"of the window's gradients, `{factor}` times the gradient of the mean loss"
-                    )
-                yield Finding(self.code, model.span(_where(backward, model)), message, self._fix(model, loop, backward, factor))
+            counter = _running_counter(backward)
+            if counter is not None:
+                message = (
+                    f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
+                    f"but the loss is divided by the running count `{model.source(counter)}` (1, 2, ... "
+                    f"within the window), not by `{factor}`: {code(model, step)} applies a sum that weighs "
+                    f"the first micro-batch most, not the gradient of the window's mean loss"
+                )
+                yield Finding(self.code, model.span(_where(backward, model)), message, None)
+                continue
+            if accumulation.counts_samples(model, loop.scope):
+                message = (
+                    f"{code(model, backward)} accumulates gradients until `{factor}` samples are "
+                    f"seen, but the loss is not divided by the window's number of micro-batches: "
+                    f"{code(model, step)} applies the sum of their gradients, not their mean"
+                )
+            else:
+                message = (
+                    f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
+                    f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
+                    f"of the window's gradients, `{factor}` times the gradient of the mean loss"
+                )
+            yield Finding(self.code, model.span(_where(backward, model)), message, self._fix(model, loop, accumulation, backward, factor))
 
     @staticmethod
-    def _fix(model, loop, backward, factor) -> FixPlan | None:
-        if backward.inlined or backward.scope is not loop.scope or loop.accumulation.counts_samples(model, loop.scope):
+    def _fix(model, loop, accumulation, backward, factor) -> FixPlan | None:
+        if backward.inlined or backward.scope is not loop.scope or accumulation.counts_samples(model, loop.scope):
             return None
-        if loop.accumulation.may_be_off:
+        if accumulation.may_be_off:
             return None  # `not N or i % N == 0`: N may be None or 0, the loss cannot be divided by it
         loss = backward.loss
         text = model.source(loss)

@@ -1,0 +1,30 @@
+import torch
+
+
+def train(model, loader, ranking_loss_fn, inbatch_loss_fn, optimizer, embedding_optimizer, scaler, config):
+    """A ranking trainer: the main and the embedding optimizer step together, on either side of
+    the fp16 switch; the in-batch term is weighed by config settings, divided by the accumulation
+    window."""
+    use_fp16 = config["use_fp16"]
+    accumulation_steps = config["gradient_accumulation_steps"]
+    for i, batch in enumerate(loader):
+        with torch.autocast("cuda", enabled=use_fp16):
+            pos, neg = model(batch["query"], batch["pos"]), model(batch["query"], batch["neg"])
+            loss = ranking_loss_fn(pos, neg, batch["label"])
+            loss = loss * config["main_pair_lambda"] + inbatch_loss_fn(pos, neg) * config["in_batch_neg_lambda"]
+            loss = loss / accumulation_steps
+        if use_fp16:
+            scaler.scale(loss).backward()
+            if (1 + i) % accumulation_steps == 0 or i + 1 == len(loader):
+                scaler.step(optimizer)
+                scaler.step(embedding_optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+                embedding_optimizer.zero_grad()
+        else:
+            loss.backward()
+            if (1 + i) % accumulation_steps == 0 or i + 1 == len(loader):
+                optimizer.step()
+                embedding_optimizer.step()
+                optimizer.zero_grad()
+                embedding_optimizer.zero_grad()
