@@ -89,6 +89,8 @@ class SchedulerPerMicroBatch(LoopRule):
                 continue  # Accelerate's scheduler wrapper steps only when the optimizer did
             if schedule_counts_micro_batches(model, sched, accumulation.factor):
                 continue  # built with `num_training_steps * accum`: counted in micro-batches
+            if _bounded_by_micro_batch_count(model, loop, sched):
+                continue  # `if n_itr < warmup_total: scheduler.step()`: its length is counted in micro-batches
             if step.inlined and _told_when(step):
                 # `self.train_batch(x, apply_gradients)`, `optimizer_step(loss, ..., is_update)`:
                 # the caller counts its schedule in calls of a helper that it tells when to apply
@@ -134,6 +136,25 @@ def _in_accelerate_windows(model: ModuleModel, loop: TrainingLoop, kind: Kind):
         window = accelerate_window(model, event)
         if window is not None:
             yield event, window, step
+
+
+def _bounded_by_micro_batch_count(model: ModuleModel, loop: TrainingLoop, sched) -> bool:
+    """The scheduler steps only while a count of the loop's micro-batches stays below a bound
+    (`n_itr = epoch * n_batches + idx`, then `if n_itr < warmup_iters: scheduler.step()`): the
+    code measures the schedule's length in micro-batches itself."""
+    if not isinstance(loop.node, (ast.For, ast.AsyncFor)) or sched.scope is not loop.scope:
+        return False
+    index = {n.id for n in ast.walk(loop.node.target) if isinstance(n, ast.Name)}
+    counts = set(index)
+    for stmt in ast.walk(loop.node):  # names computed from the index in the loop
+        if isinstance(stmt, ast.Assign) and any(isinstance(n, ast.Name) and n.id in index for n in ast.walk(stmt.value)):
+            counts |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    return any(
+        guard.holds and isinstance(guard.test, ast.Compare) and len(guard.test.ops) == 1
+        and isinstance(guard.test.ops[0], (ast.Lt, ast.LtE))
+        and isinstance(guard.test.left, ast.Name) and guard.test.left.id in counts
+        for guard in sched.guards
+    )
 
 
 def _told_when(step) -> bool:
