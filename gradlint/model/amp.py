@@ -77,9 +77,17 @@ def scale_call(model: "ModuleModel", backward: Event) -> ast.Call | None:
 def visibly_unscaled(model: "ModuleModel", backward: Event) -> bool:
     """The loss reaches backward() with no `scale()` anywhere on its way (through plain
     assignments), and no local helper computed it (one might scale inside)."""
-    if backward.scaler or backward.loss is None:
-        return False
+    if backward.scaler or backward.loss is None or _given_gradient(backward.node, backward.loss):
+        return False  # `features.backward(scaler.scale(grad))`: the gradient given may carry the scale
     return _unscaled(backward.module or model, backward.loss, backward.scope, backward.node.lineno, 0)
+
+
+def _given_gradient(node: ast.AST, loss: ast.expr) -> bool:
+    """`tensor.backward(grad)`, `torch.autograd.backward(tensor, grad)`: it backpropagates the
+    gradient it is given, not the loss's own."""
+    if not isinstance(node, ast.Call):
+        return False
+    return any(a is not loss for a in node.args) or any(k.arg in ("gradient", "grad_tensors") for k in node.keywords)
 
 
 def _unscaled(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool:

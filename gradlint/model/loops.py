@@ -294,6 +294,8 @@ class TrainingLoop:
         paths = []
         for step in steps:
             path_steps = [s for s in steps if not s.exclusive_with(step)]
+            if any(_split_by_window_test(s, step) for s in steps if s not in path_steps):
+                continue  # `if i == k: opt1.step() else: opt0.step()`: every iteration steps, one way or another
             if len(path_steps) < len(steps):
                 # the path's backwards: those beside its step, and those across its boundary test
                 path = [b for b in backwards if not _excluded_off_boundary(b, step)]
@@ -625,6 +627,12 @@ def _excluded_off_boundary(event: Event, step: Event) -> bool:
     """`event` is on another branch from `step` for a reason other than the step's boundary
     test (the other side of `if amp:`, not the micro-batches between two steps)."""
     return any(a.excludes(b) for a in event.guards for b in step.guards if b.boundary is None)
+
+
+def _split_by_window_test(one: Event, other: Event) -> bool:
+    """The two sit on the two sides of a test of the iteration (a window's boundary), not of a
+    setting: they are two moments of one run, not two configurations."""
+    return any(a.excludes(b) and (a.boundary or b.boundary or a.inside_window or b.inside_window) for a in one.guards for b in other.guards)
 
 
 def _common_boundary(steps: list[Event]) -> Guard | None:

@@ -328,7 +328,8 @@ class UnscaledBackwardWithScaler(Rule):
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for loop in model.loops:
             steps = loop.of(Kind.SCALER_STEP)
-            backwards = loop.of(Kind.BACKWARD)
+            # the backwards on the scaler step's path (not the other side of `if fp16:`)
+            backwards = [b for b in loop.of(Kind.BACKWARD) if not steps or not b.exclusive_with(steps[-1])]
             if not loop.plain or not steps or not backwards:
                 continue
             scaler = steps[-1].target
