@@ -7,6 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import EnsureImport, FixPlan, WrapStatements
 from gradlint.model import Accumulation, Kind, ModuleModel, TrainingLoop
+from gradlint.model.sync_phase import unsynced_step
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, contains, factor_text
@@ -26,7 +27,10 @@ class DdpAccumulationWithoutNoSync(Rule):
             accumulation = loop.accumulation
             forwards = loop.on_path(Kind.FORWARD)
             backwards = loop.on_path(Kind.BACKWARD)
-            if not loop.plain or accumulation is None or not forwards or not backwards or loop.controls_sync:
+            if not loop.plain or accumulation is None or not forwards or not backwards:
+                continue
+            if loop.controls_sync:
+                yield from self._sync_off_the_step(model, loop)
                 continue
             forwards = [f for f in forwards if not f.without_grad] or forwards  # not a frozen encoder's
             ddp = forwards[0].target
@@ -55,6 +59,22 @@ class DdpAccumulationWithoutNoSync(Rule):
             in_fix = no_sync if accelerator or ddp in roles.surely_ddp else f'getattr({ddp}, "no_sync", contextlib.nullcontext)()'
             fix = None if several else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], no_sync, in_fix)
             yield Finding(self.code, model.span(where), message, fix)
+
+
+    def _sync_off_the_step(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
+        """`no_sync` skipped on a micro-batch of the window other than the one that steps."""
+        unsynced = unsynced_step(loop)
+        if unsynced is None or unsynced.switch.elsewhere:
+            return
+        switch, test = unsynced.switch, model.source(unsynced.sync_test)
+        where = f"where `{test}`" if unsynced.syncs_when else f"where `{test}` is false"
+        message = (
+            f"`{switch.target}` synchronises gradients only {where}, but the step runs where "
+            f"`{model.source(unsynced.step_test)}`: the micro-batch "
+            f"that steps runs under `no_sync`, so each rank steps with gradients the others never "
+            f"averaged and the replicas drift apart; skip `no_sync` on the micro-batch that steps"
+        )
+        yield Finding(self.code, model.span(switch.anchor), message, None)
 
 
 def _in_loop(model: ModuleModel, backward, accumulation: Accumulation) -> ast.AST:
