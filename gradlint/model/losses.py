@@ -17,11 +17,11 @@ DIVIDING_METHODS = frozenset({"div", "div_", "true_divide", "divide"})
 NORMALIZING_METHODS = DIVIDING_METHODS | {"mul", "mul_", "multiply"}
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
 RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|module|forward|^F$", re.IGNORECASE)
-# A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`):
-# it sets the term's share, it does not divide by the window.
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze"})
+# A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`, a
+# StyleGAN phase's `gain`): it sets the term's share, it does not divide by the window.
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma", "gain"})
 TEMPERATURE_NAMES = frozenset({"T", "temperature", "tau", "kd_temperature", "distill_temperature"})
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
