@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from typing import TYPE_CHECKING
 
@@ -143,6 +144,12 @@ class _Analysis:
                 elt=ast.Name(id=term), generators=[ast.comprehension(target=ast.Name(id=target), ifs=[])]
             ) if term == target:  # `sum(loss for loss in loss_dict.values())`
                 return self.total(terms.generators[0].iter, scope, line, depth + 1)
+            case ast.GeneratorExp(elt=element, generators=[ast.comprehension(target=ast.Name(id=target), iter=items, ifs=[])]) | ast.ListComp(
+                elt=element, generators=[ast.comprehension(target=ast.Name(id=target), iter=items, ifs=[])]
+            ) if isinstance(items, (ast.Name, ast.Attribute)):
+                # `sum([(-l).mean() for l in logits])`: each term as an element of `logits` (not of a
+                # dict's `.values()`, whose entries the code may have divided in place)
+                return self.expr(_with_element(element, target, items), scope, line, depth + 1)
         return None
 
     def call(self, func: ast.expr, call: ast.Call, scope: ast.AST, depth: int, element=None) -> bool | None:
@@ -474,6 +481,18 @@ def _told_how_to_normalize(call: ast.Call) -> bool:
     arguments = [*call.args, *(k.value for k in call.keywords)]
     names = [k.arg or "" for k in call.keywords] + [ast.unparse(a) for a in arguments]
     return any(word in name.lower() for name in names for word in NORMALIZER_WORDS)
+
+
+def _with_element(expression: ast.expr, name: str, items: ast.expr) -> ast.expr:
+    """`expression` with the comprehension variable `name` read as an element, `items[0]`."""
+
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if node.id != name:
+                return node
+            return ast.copy_location(ast.Subscript(items, ast.Constant(0), ast.Load()), node)
+
+    return Substitute().visit(copy.deepcopy(expression))
 
 
 def _config_key(expr: ast.expr) -> str | None:
