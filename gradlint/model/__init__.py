@@ -255,12 +255,14 @@ class ModuleModel:
     @cached_property
     def backward_helper_names(self) -> set[str] | None:
         """Names under which code that reaches a backward call is called from elsewhere."""
-        lines = self.backward_lines
-        seed = {
-            id(f) for f in self._functions
-            if bisect.bisect_left(lines, f.lineno) < len(lines) and lines[bisect.bisect_left(lines, f.lineno)] <= f.end_lineno
-        }
+        seed = {id(f) for f in self._functions if self.calls_backward_in(f)}
         return self._helper_names(self._with_callers(seed))
+
+    def calls_backward_in(self, function: ast.AST) -> bool:
+        """Whether one of the function's lines holds a `backward(` call (backward_lines)."""
+        lines = self.backward_lines
+        index = bisect.bisect_left(lines, function.lineno)
+        return index < len(lines) and lines[index] <= function.end_lineno
 
     @cached_property
     def gradient_helper_names(self) -> set[str] | None:

@@ -288,10 +288,7 @@ def _configured_method(module: "ModuleModel", owner: ast.expr, call: ast.Call, c
     name = dotted(owner)
     if name is None or module.project is None:
         return None
-    if name.startswith("self.") and context.cls is not None:
-        values = module.class_attributes(context.cls).get(name.removeprefix("self."), [])
-    else:
-        values = [getattr(s, "value", None) for s, _ in _nearest_assignments(module, name, context.scope)]
+    values = _assigned_values(module, name, context)
     if not values or not all(_project_factory(module, v) for v in values):
         return None
     return module.project.sole_method(call)
@@ -337,15 +334,12 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
     name = dotted(expr)
     if name is None:
         return []
-    if name.startswith("self.") and context.cls is not None:
-        values = module.class_attributes(context.cls).get(name.removeprefix("self."), [])
-        found = [c for v in values for c in classes_of_instance(module, v)]
-    else:
-        assigned = _nearest_assignments(module, name, context.scope)
-        values = [getattr(s, "value", None) for s, _ in assigned]
-        found = [c for v in values for c in classes_of_instance(module, v)]
-        unpacked = [] if found else [
-            classes for s, scope in assigned if (classes := _unpacked_classes(module, s, name, scope)) is not None
+    values = _assigned_values(module, name, context)
+    found = [c for v in values for c in classes_of_instance(module, v)]
+    if not found and not (name.startswith("self.") and context.cls is not None):
+        unpacked = [
+            classes for s, scope in _nearest_assignments(module, name, context.scope)
+            if (classes := _unpacked_classes(module, s, name, scope)) is not None
         ]
         if unpacked:  # `encoder, optimizer, scheduler = init_opt(...)`: what the function builds there
             return [c for classes in unpacked for c in classes]
@@ -402,6 +396,14 @@ def _assigns_none(module: "ModuleModel", stmt: ast.stmt, name: str, scope: ast.A
         isinstance(r, ast.Tuple) and len(r.elts) == len(names) and holds_only_none(callee.module, r.elts[names.index(name)], inner, depth + 1)
         for r in returns
     )
+
+
+def _assigned_values(module: "ModuleModel", name: str, context: CallContext) -> list[ast.expr | None]:
+    """What `name` is assigned: `self.x` anywhere in the class, a plain name in the nearest scope
+    binding it."""
+    if name.startswith("self.") and context.cls is not None:
+        return module.class_attributes(context.cls).get(name.removeprefix("self."), [])
+    return [getattr(s, "value", None) for s, _ in _nearest_assignments(module, name, context.scope)]
 
 
 def _nearest_assignments(module: "ModuleModel", name: str, scope: ast.AST) -> list[tuple[ast.stmt, ast.AST]]:

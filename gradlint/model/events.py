@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import copy
 import re
 from dataclasses import dataclass, field, replace
 from enum import Enum, auto
@@ -16,7 +15,7 @@ from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role
 
 if TYPE_CHECKING:
@@ -613,7 +612,7 @@ class EventWalker:
             # `raise NotImplementedError`: the subclass's code, when one subclass overrides it
             # (its `self.model(data)` runs the base class's DDP model, whatever its text says)
             callee = sole_override(callee) if _is_self(call.func.value if isinstance(call.func, ast.Attribute) else call.func) else None
-            if callee is None or self._active(callee.function) or _calls_backward(callee):
+            if callee is None or self._active(callee.function) or callee.module.calls_backward_in(callee.function):
                 return False  # an override running backward is a step function, judged with its callers
         elif not (callee.module.touches_gradients(callee.function) or _calls_combined_ddp(callee)):
             return False
@@ -831,19 +830,16 @@ def _canonical(frame: Frame, expr: ast.expr, line: int, depth: int = 0) -> ast.e
     table = frame.module.scope(frame.scope)
     arguments = frame.arguments if frame.caller is not None else {}
 
-    class Canonical(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.expr:
-            if not isinstance(node.ctx, ast.Load):
-                return node
-            earlier = table.before(node.id, line)
-            if not earlier and node.id in arguments:
-                return _canonical(frame.caller, arguments[node.id], frame.call.lineno, depth + 1)
-            value = getattr(earlier[-1], "value", None) if len(earlier) == 1 and isinstance(earlier[0], ast.Assign) else None
-            if isinstance(value, (ast.Name, ast.Attribute)) and dotted(value):
-                return _canonical(frame, value, earlier[0].lineno, depth + 1)
-            return node
+    def spelled_outside(node: ast.Name) -> ast.expr | None:
+        earlier = table.before(node.id, line)
+        if not earlier and node.id in arguments:
+            return _canonical(frame.caller, arguments[node.id], frame.call.lineno, depth + 1)
+        value = getattr(earlier[-1], "value", None) if len(earlier) == 1 and isinstance(earlier[0], ast.Assign) else None
+        if isinstance(value, (ast.Name, ast.Attribute)) and dotted(value):
+            return _canonical(frame, value, earlier[0].lineno, depth + 1)
+        return None
 
-    return Canonical().visit(copy.deepcopy(expr))
+    return with_names_replaced(expr, spelled_outside)
 
 
 def manual_optimization(module: "ModuleModel", cls: ast.ClassDef | None) -> bool:
@@ -916,12 +912,6 @@ def _finds_non_finite(test: ast.expr, holds: bool) -> bool:
         test = test.func.value
     name = (dotted(test.func) or "").rsplit(".", 1)[-1] if isinstance(test, ast.Call) else ""
     return (name in ("isnan", "isinf") and holds) or (name == "isfinite" and not holds)
-
-
-def _calls_backward(callee) -> bool:
-    lines = callee.module.backward_lines
-    index = bisect.bisect_left(lines, callee.function.lineno)
-    return index < len(lines) and lines[index] <= callee.function.end_lineno
 
 
 def _self_attribute(name: str) -> ast.Attribute:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import ast
-import copy
 import re
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, resolve_callee
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, with_names_replaced
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -485,14 +484,7 @@ def _told_how_to_normalize(call: ast.Call) -> bool:
 
 def _with_element(expression: ast.expr, name: str, items: ast.expr) -> ast.expr:
     """`expression` with the comprehension variable `name` read as an element, `items[0]`."""
-
-    class Substitute(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.expr:
-            if node.id != name:
-                return node
-            return ast.copy_location(ast.Subscript(items, ast.Constant(0), ast.Load()), node)
-
-    return Substitute().visit(copy.deepcopy(expression))
+    return with_names_replaced(expression, lambda n: ast.Subscript(items, ast.Constant(0), ast.Load()) if n.id == name else None)
 
 
 def _config_key(expr: ast.expr) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 from collections.abc import Callable
 
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -24,6 +25,17 @@ def names_project_gradient_method(name: str) -> bool:
     `backward_step`): worth resolving to the project's one definition when the object's class
     is unknown."""
     return name not in LIBRARY_GRADIENT_METHODS and any(word in name for word in GRADIENT_WORDS)
+
+
+def with_names_replaced(expr: ast.expr, replace: Callable[[ast.Name], ast.expr | None]) -> ast.expr:
+    """A copy of `expr` in which each name read is what `replace` gives for it (kept on None)."""
+
+    class Replace(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            new = replace(node) if isinstance(node.ctx, ast.Load) else None
+            return node if new is None else ast.copy_location(new, node)
+
+    return Replace().visit(copy.deepcopy(expr))
 
 
 def names_sharded_class(expr: ast.AST | None) -> bool:

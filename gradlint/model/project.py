@@ -272,22 +272,23 @@ class Project:
     def gradient_methods(self, path: Path, cls: str) -> frozenset[str]:
         """Methods of a top-level class whose text spells gradient code, or calls one that does:
         `trainer.optimize(opt)` on a `MixedPrecisionTrainer` is worth resolving, `.to()` is not."""
-        path = self._resolved(path)
-        if path not in self._methods:
-            data = self._read(path)
-            self._methods[path] = _gradient_methods(data, self._words(path)[1]) if data is not None else {}
-        return self._methods[path].get(cls, frozenset())
+        return self._gradient_methods_by_class(path).get(cls, frozenset())
 
     def gradient_method_names(self, path: Path) -> frozenset[str]:
         """The gradient-touching methods of all the module's top-level classes."""
-        self.gradient_methods(path, "")
-        return frozenset().union(*self._methods[self._resolved(path)].values())
+        return frozenset().union(*self._gradient_methods_by_class(path).values())
 
     def backward_method_names(self, path: Path) -> frozenset[str]:
         """The gradient-touching methods of the module's top-level classes that reach backward."""
         reaching = self._words(path)[0] or frozenset()
-        self.gradient_methods(path, "")
-        return frozenset().union(*(m for cls, m in self._methods[self._resolved(path)].items() if cls in reaching))
+        return frozenset().union(*(m for cls, m in self._gradient_methods_by_class(path).items() if cls in reaching))
+
+    def _gradient_methods_by_class(self, path: Path) -> dict[str, frozenset[str]]:
+        path = self._resolved(path)
+        if path not in self._methods:
+            data = self._read(path)
+            self._methods[path] = _gradient_methods(data, self._words(path)[1]) if data is not None else {}
+        return self._methods[path]
 
     def _words(self, path: Path) -> tuple[frozenset[str] | None, frozenset[str], frozenset[str]]:
         """(symbols reaching backward, None when nothing does; gradient symbols; DDP symbols)."""

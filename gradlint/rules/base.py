@@ -69,10 +69,15 @@ class LoopRule(Rule):
     # True: the rule judges only the order of the loop's own events, which a loop leaving its
     # backward to Accelerate still decides (TrainingLoop.ordered_by_hand)
     reads_order_only: ClassVar[bool] = False
+    # True: loops stepping several optimizers by hand (a GAN's turns, a second net's optimizer)
+    # are read too, as they are, when no framework steps
+    reads_several_optimizers: ClassVar[bool] = False
 
     def check(self, model: "ModuleModel") -> Iterator[Finding]:
         for loop in model.loops:
             view = loop.ordered_by_hand if self.reads_order_only else loop if loop.plain else None
+            if view is None and self.reads_several_optimizers and loop.steps_by_hand:
+                view = loop
             if view is not None:
                 yield from self.check_loop(model, view)
 

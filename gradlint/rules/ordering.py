@@ -92,15 +92,6 @@ class ZeroGradBeforeStep(LoopRule):
     fix_applicability = "safe"
     reads_order_only = True
 
-    def check(self, model: ModuleModel) -> Iterator[Finding]:
-        # A scheduler stepped before every optimizer step of the iteration is early whichever
-        # optimizer it drives: loops stepping several by hand (a GAN's turns, a second net's
-        # optimizer) are read too, as long as no framework steps.
-        for loop in model.loops:
-            view = loop.ordered_by_hand or (loop if loop.steps_by_hand else None)
-            if view is not None:
-                yield from self.check_loop(model, view)
-
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         accumulation = loop.accumulation
         for zero in loop.of(Kind.ZERO_GRAD):
@@ -136,15 +127,8 @@ class SchedulerBeforeStep(LoopRule):
     summary = "scheduler.step() runs before optimizer.step() in the iteration"
     fix_applicability = "safe"
     reads_order_only = True
-
-    def check(self, model: ModuleModel) -> Iterator[Finding]:
-        # A scheduler stepped before every optimizer step of the iteration is early whichever
-        # optimizer it drives: loops stepping several by hand (a GAN's turns, a second net's
-        # optimizer) are read too, as long as no framework steps.
-        for loop in model.loops:
-            view = loop.ordered_by_hand or (loop if loop.steps_by_hand else None)
-            if view is not None:
-                yield from self.check_loop(model, view)
+    # a scheduler stepped before every step of the iteration is early whichever optimizer it drives
+    reads_several_optimizers = True
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         accumulation = loop.accumulation
