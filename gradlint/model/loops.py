@@ -135,6 +135,15 @@ class TrainingLoop:
     def of(self, *kinds: Kind) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]
 
+    def clears_a_part(self, zero: Event) -> bool:
+        """`model.generator.zero_grad()` where the loop runs `model(d)`: a sub-module's zero_grad
+        clears only that part's gradients, to keep it still in a step whose optimizer covers the
+        whole model (a GAN's turns sharing one optimizer), not the step's gradients."""
+        if zero.kind is not Kind.ZERO_GRAD or zero.optimizer is not None or "." not in (zero.target or ""):
+            return False
+        whole = zero.target.rsplit(".", 1)[0]
+        return any(isinstance(node, ast.Call) and dotted(node.func) == whole for node in ast.walk(self.node))
+
     @cached_property
     def optimizer(self) -> str | None:
         """The one optimizer this loop steps; None when it steps several (GANs) or none."""

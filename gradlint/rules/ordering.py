@@ -103,6 +103,8 @@ class ZeroGradBeforeStep(LoopRule):
                 continue  # GL202: zeroing every micro-batch of a window
             if zero.recovering:
                 continue  # `except RuntimeError: zero_grad()`: dropping a failed batch's gradients
+            if loop.clears_a_part(zero):
+                continue  # `model.generator.zero_grad()`: that part sits this step out
             related = [e for e in loop.events if not e.exclusive_with(zero)]
             step = next((e for e in related if e.order > zero.order and e.kind in STEPS), None)
             if step is None or any(e.kind is Kind.BACKWARD and zero.order < e.order < step.order for e in related):
