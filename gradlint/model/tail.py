@@ -290,14 +290,50 @@ def _item_by_item(model: "ModuleModel", loop: ast.For, call: ast.Call) -> ast.ex
     yields = [n for n in ast.walk(callee.function) if isinstance(n, (ast.Yield, ast.YieldFrom))]
     if len(yields) != 1 or not isinstance(yields[0], ast.Yield):
         return None  # nested functions are counted too: one yield in all, to be sure
+    passed = bind_arguments(callee, call)
+    unset = {name for name, default in _defaults(callee.function).items() if name not in passed and _falsy(default)}
     for stmt in ast.walk(callee.function):
         walked = _item_and_iterable(stmt) if isinstance(stmt, ast.For) else None
-        if (
-            walked is not None and any(_yields_name(s, yields[0], walked[0]) for s in stmt.body)
-            and not any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for b in stmt.body for n in ast.walk(b))
-        ):
-            return bind_arguments(callee, call).get(walked[1])  # the loop skips and stops at nothing
+        if walked is not None and any(_yields_name(s, yields[0], walked[0]) for s in stmt.body) and not _may_leave(stmt.body, unset):
+            return passed.get(walked[1])  # the loop skips and stops at nothing
     return None
+
+
+def _may_leave(body: list[ast.stmt], unset: set[str]) -> bool:
+    """Whether a break, continue or return can run in the loop's body; not one under a test
+    of an option the call leaves at its empty default (`if max_iter and it >= max_iter: break`)."""
+    for stmt in body:
+        if isinstance(stmt, ast.If) and _needs_option(stmt.test, unset):
+            if _may_leave(stmt.orelse, unset):
+                return True
+        elif any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(stmt)):
+            return True
+    return False
+
+
+def _needs_option(test: ast.expr, unset: set[str]) -> bool:
+    """A test that holds only when one of the `unset` parameters is set: `max_iter and ...`,
+    `max_iter is not None and ...`."""
+    terms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for term in terms:
+        if isinstance(term, ast.Compare) and len(term.ops) == 1 and isinstance(term.ops[0], ast.IsNot) and _falsy(term.comparators[0]):
+            term = term.left
+        if isinstance(term, ast.Name) and term.id in unset:
+            return True
+    return False
+
+
+def _defaults(function: ast.AST) -> dict[str, ast.expr]:
+    """Each parameter with a default, and the default."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    found = {a.arg: d for a, d in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)}
+    found.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    return found
+
+
+def _falsy(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value in (None, False, 0)
 
 
 def _item_and_iterable(loop: ast.For) -> tuple[str, str] | None:
