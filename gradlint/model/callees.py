@@ -336,6 +336,12 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
         return []
     values = _assigned_values(module, name, context)
     found = [c for v in values for c in classes_of_instance(module, v)]
+    if not found and follow_callers and name.startswith("self.") and context.cls is not None and defines_class(module, context.cls):
+        # `self.actor(data)` where `__init__` keeps its `actor` parameter: what constructions pass
+        parameter = constructor_parameter(module, context.cls, name.removeprefix("self."))
+        if parameter is not None:
+            init = CallContext(module, module.methods(context.cls)["__init__"], context.cls)
+            return _instance_classes(module, ast.Name(parameter), init, follow_callers=True)
     if not found and not (name.startswith("self.") and context.cls is not None):
         unpacked = [
             classes for s, scope in _nearest_assignments(module, name, context.scope)
@@ -419,7 +425,7 @@ def _nearest_assignments(module: "ModuleModel", name: str, scope: ast.AST) -> li
 def _enclosing_functions(module: "ModuleModel", scope: ast.AST) -> list[ast.AST]:
     """`scope` and the functions around it, innermost first."""
     found = []
-    while isinstance(scope, FUNCTIONS):
+    while isinstance(scope, FUNCTIONS) and scope not in found:  # a function of another module is its own scope here
         found.append(scope)
         scope = module.parents.scope_of(scope)
     return found
@@ -465,10 +471,7 @@ def _derives_from_outside(module: "ModuleModel", cls: ast.ClassDef) -> bool:
 
 
 def _is_parameter(function: ast.AST, name: str) -> bool:
-    arguments = getattr(function, "args", None)
-    return arguments is not None and any(
-        a.arg == name for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-    )
+    return name in parameter_names(function)
 
 
 def _imported(module: "ModuleModel", func: ast.expr) -> Callee | None:
@@ -581,6 +584,54 @@ def returned_value(module: "ModuleModel", call: ast.Call, context: CallContext) 
     return returns[0] if len(returns) == 1 else None
 
 
+def defines_class(module: "ModuleModel", cls: ast.ClassDef) -> bool:
+    """Whether `cls` is a class of `module` itself (a method's `cls` may be a subclass defined
+    elsewhere, whose module alone can answer what is around its methods)."""
+    return any(known is cls for known in module.classes.values())
+
+
 def class_of_scope(module: "ModuleModel", scope: ast.AST) -> ast.ClassDef | None:
     """The class whose methods' `self` the code of `scope` sees (closures included)."""
     return module.parents.enclosing_class(_outermost_function(module, scope))
+
+
+def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str]:
+    """Attributes of `self` set to a parameter of `__init__` (`self.model = model`) and
+    otherwise only handed along (`self.model = copy_weights(self.model, ema)`,
+    `self.optimizer = scheduler.update_lr(optimizer=self.optimizer)`)."""
+    init = module.methods(cls).get("__init__")
+    if init is None:
+        return []
+    parameters = parameter_names(init)
+    found = []
+    for attribute, values in module.class_attributes(cls).items():
+        given = [v for v in values if isinstance(v, ast.Name) and v.id in parameters]
+        if len(given) == 1 and all(v is given[0] or _hands_along(v, attribute) for v in values):
+            found.append(attribute)
+    return found
+
+
+def _hands_along(value: ast.expr, attribute: str) -> bool:
+    """A call given `self.<attribute>` itself, as an argument or as its receiver: it hands
+    back the same object, updated."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    passed = [*value.args, *(k.value for k in value.keywords)]
+    if isinstance(func, ast.Attribute):
+        passed.append(func.value)
+    return any(dotted(p) == f"self.{attribute}" for p in passed)
+
+
+def constructor_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> str | None:
+    """The `__init__` parameter `self.<attribute>` is set to, when it is a constructor attribute."""
+    if attribute not in constructor_attributes(module, cls):
+        return None
+    return next(v.id for v in module.class_attributes(cls)[attribute] if isinstance(v, ast.Name))
+
+
+def parameter_names(function: ast.AST) -> set[str]:
+    arguments = getattr(function, "args", None)
+    if arguments is None:
+        return set()
+    return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}

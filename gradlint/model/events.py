@@ -10,8 +10,8 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_hierarchy, class_of_scope, find_method, holds_only_none, is_abstract, own_schedule, is_static, resolve_callee, returned_value, sole_override
-from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_attributes, constructor_role, ddp_object_fields, parameter_names, parameter_roles, passed_for, role_in_frame, value_outside
+from gradlint.model.callees import CallContext, bind_arguments, class_hierarchy, class_of_scope, constructor_attributes, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
+from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, make_guard
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
@@ -614,7 +614,7 @@ class EventWalker:
             callee = sole_override(callee) if _is_self(call.func.value if isinstance(call.func, ast.Attribute) else call.func) else None
             if callee is None or self._active(callee.function) or callee.module.calls_backward_in(callee.function):
                 return False  # an override running backward is a step function, judged with its callers
-        elif not (callee.module.touches_gradients(callee.function) or _calls_combined_ddp(callee)):
+        elif not (callee.module.touches_gradients(callee.function) or _calls_held_ddp(callee)):
             return False
         arguments = bind_arguments(callee, call)
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
@@ -716,7 +716,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
     parameters = _ddp_parameters(frame)
     fields = ddp_object_fields(module, cls) if cls is not None else frozenset()
     attributes = constructor_attributes(module, cls) if cls is not None else []
-    mixin = cls is not None and _defines(module, cls)
+    mixin = cls is not None and defines_class(module, cls)
     answers: dict[tuple[str, str], bool] = {}  # each attribute's role asked once, where called
 
     def constructed_ddp(attribute: str) -> bool:
@@ -726,6 +726,15 @@ def _ddp_lines(frame: Frame) -> list[int]:
             answers["constructor", attribute] = constructor_role(module, cls, attribute) is Role.DDP_MODEL
         return answers["constructor", attribute]
 
+    def held_ddp(attribute: str) -> bool:
+        # `self.actor(data)`, set in __init__ to an object whose `__call__` runs a DDP model
+        # every construction of the object's class passes (`SegActor(net=ddp_net)`)
+        if ("held", attribute) not in answers:
+            call = ast.Call(func=ast.Attribute(value=ast.Name("self"), attr=attribute), args=[], keywords=[])
+            callee = resolve_callee(module, call, frame.context)
+            answers["held", attribute] = callee is not None and _calls_held_ddp(callee)
+        return answers["held", attribute]
+
     def combined_ddp(name: str) -> bool:
         # `self.model(x)` in a mixin, wrapped in DDP by another base of the classes combining
         # it, or `self._forward(batch)`, a method of the mixin that calls it
@@ -734,7 +743,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
             answers["combined", name] = (
                 combined_role(module, cls, name) is Role.DDP_MODEL
                 or wrapped_by_subclass(module, cls, f"self.{name}") is Role.DDP_MODEL
-                or (method is not None and _calls_combined_ddp(method))
+                or (method is not None and _calls_held_ddp(method))
                 # an abstract step the one subclass overriding it implements (`self.model(data)`)
                 or (method is not None and is_abstract(method.function) and sole_override(method) is not None)
                 # that override's `self.model(data)`: the base class's DDP model, as its caller knows
@@ -748,7 +757,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
         # `self.downstream.model(x)`: a field of a project object built around a DDP model here
         if any(f"{field}(" in text for field in fields):
             return True
-        if any(f"self.{attribute}(" in text and constructed_ddp(attribute) for attribute in attributes):
+        if any(f"self.{attribute}(" in text and (constructed_ddp(attribute) or held_ddp(attribute)) for attribute in attributes):
             return True
         # `self` of a subclass in another module: its names are read there
         return mixin and any(combined_ddp(m.group(1)) for m in SELF_CALL.finditer(text))
@@ -772,23 +781,30 @@ def _ddp_parameters(frame: Frame) -> set[str]:
     return {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
 
 
-def _calls_combined_ddp(callee) -> bool:
-    """A mixin's method calling `self.model(x)` that another base of the combining classes wraps
-    in DDP: it runs the forward, though nothing in its module names gradients or a DDP model."""
+def _calls_held_ddp(callee) -> bool:
+    """A method calling `self.model(x)` where `self.model` is a DDP model its module cannot
+    name: one another base of a mixin's combining classes wraps, or one every construction of
+    its class passes (`SegActor(net=ddp_net)`, whose `__call__` the trainer's `self.actor(data)`
+    runs). It runs the forward, though nothing in its module names gradients or a DDP model."""
     if callee.cls is None or isinstance(callee.function, ast.Lambda):
         return False
     module, cls, function = callee.module, callee.cls, callee.function
 
+    def calls_it(method: ast.AST, seen: set[int]) -> bool:
+        seen.add(id(method))
+        for name in {m.group(1) for m in SELF_CALL.finditer(module.source(method))}:
+            inner = module.methods(cls).get(name)
+            if inner is not None:  # `self.forward_pass(data)`, a method of the same class calling it
+                if id(inner) not in seen and len(seen) <= MAX_HELPER_DEPTH and calls_it(inner, seen):
+                    return True
+            elif (combined_role(module, cls, name) or constructor_role(module, cls, name)) is Role.DDP_MODEL:
+                return True
+        return False
+
     def compute() -> bool:  # asked for every call of a helper the walk cannot otherwise skip
-        if not _defines(module, cls):
-            return False
-        return any(combined_role(module, cls, m.group(1)) is Role.DDP_MODEL for m in SELF_CALL.finditer(module.source(function)))
+        return defines_class(module, cls) and calls_it(function, set())
 
-    return module.memo(("calls combined ddp", id(function), id(cls)), compute)
-
-
-def _defines(module: "ModuleModel", cls: ast.ClassDef) -> bool:
-    return any(known is cls for known in module.classes.values())
+    return module.memo(("calls held ddp", id(function), id(cls)), compute)
 
 
 def _walk_key(frame: Frame) -> tuple:

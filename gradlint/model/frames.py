@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, is_abstract, resolve_callee, subclasses_of
+from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -71,7 +71,12 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
         if not rest:
             return role_in_frame(frame.caller, argument) or _constructed_role(frame.caller.module, argument)
         outer = dotted(argument)
-        return frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
+        role = frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
+        if role is None and head == "self" and "." not in rest and frame.cls is not None:
+            # another object's method (`self.actor(data)` runs `self.net(...)`): what every
+            # construction of its class passes for the attribute
+            return constructor_role(frame.module, frame.cls, rest)
+        return role
     if head == "self" and rest and "." not in rest and frame.cls is not None:
         return (
             constructor_role(frame.module, frame.cls, rest) or _inherited_role(frame.module, frame.cls, name)
@@ -180,7 +185,7 @@ def object_attribute_role(module: "ModuleModel", cls: ast.ClassDef, attribute: s
         if built is None:
             return None
         call_module, call, (owner_module, owner) = built
-        parameter = _constructor_parameter(owner_module, owner, field)
+        parameter = constructor_parameter(owner_module, owner, field)
         if parameter is None:
             return None
         init = Callee(owner_module, owner_module.methods(owner)["__init__"], owner)
@@ -227,53 +232,11 @@ def _constructed_object(module: "ModuleModel", cls: ast.ClassDef, value: ast.exp
     return _constructed_object(callee.module, callee.cls, returns[0], callee.function, depth + 1)
 
 
-def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str]:
-    """Attributes of `self` set to a parameter of `__init__` (`self.model = model`) and
-    otherwise only handed along (`self.model = copy_weights(self.model, ema)`,
-    `self.optimizer = scheduler.update_lr(optimizer=self.optimizer)`)."""
-    init = module.methods(cls).get("__init__")
-    if init is None:
-        return []
-    parameters = parameter_names(init)
-    found = []
-    for attribute, values in module.class_attributes(cls).items():
-        given = [v for v in values if isinstance(v, ast.Name) and v.id in parameters]
-        if len(given) == 1 and all(v is given[0] or _hands_along(v, attribute) for v in values):
-            found.append(attribute)
-    return found
-
-
-def _hands_along(value: ast.expr, attribute: str) -> bool:
-    """A call given `self.<attribute>` itself, as an argument or as its receiver: it hands
-    back the same object, updated."""
-    if not isinstance(value, ast.Call):
-        return False
-    func = value.func
-    passed = [*value.args, *(k.value for k in value.keywords)]
-    if isinstance(func, ast.Attribute):
-        passed.append(func.value)
-    return any(dotted(p) == f"self.{attribute}" for p in passed)
-
-
 def constructor_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> Role | None:
     """The role of `self.<attribute>` set in `__init__` to its parameter: what every
     `Trainer(ddp_model, ...)` passes for it."""
-    parameter = _constructor_parameter(module, cls, attribute)
+    parameter = constructor_parameter(module, cls, attribute)
     return parameter_roles(module, module.methods(cls)["__init__"]).get(parameter) if parameter else None
-
-
-def _constructor_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> str | None:
-    """The `__init__` parameter `self.<attribute>` is set to, when it is a constructor attribute."""
-    if attribute not in constructor_attributes(module, cls):
-        return None
-    return next(v.id for v in module.class_attributes(cls)[attribute] if isinstance(v, ast.Name))
-
-
-def parameter_names(function: ast.AST) -> set[str]:
-    arguments = getattr(function, "args", None)
-    if arguments is None:
-        return set()
-    return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
 
 
 def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]:

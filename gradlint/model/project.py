@@ -164,6 +164,9 @@ class Project:
                 for entry, candidate in ((f"{name}.py", f"{name}.py"), (name, f"{name}/__init__.py")):
                     if entry in entries and (folder / candidate).is_file() and self.contains(folder / candidate):
                         return folder / candidate, parts[length:]
+        package = bases[0] / "__init__.py"
+        if level and parts and "__init__.py" in self._listing(bases[0]) and self.contains(package):
+            return package, parts  # `from . import BaseActor`: a name the package's __init__ binds
         return None
 
     def _absolute_bases(self, importer: Path) -> list[Path]:

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, class_of_scope, constructor, module_forwards, resolve_callee
-from gradlint.model.frames import parameter_names, passed_for
+from gradlint.model.callees import RETURNS_SELF, CallContext, class_of_scope, constructor, module_forwards, parameter_names, resolve_callee
+from gradlint.model.frames import passed_for
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 

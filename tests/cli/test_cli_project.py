@@ -1852,3 +1852,119 @@ def test_an_optimizer_wrapper_of_another_module_that_clears_in_its_pre_step_is_n
     assert codes(gradlint("check", "--select", "GL104", "--format", "concise", "solver.py")) == []
     project(workdir, {"optim.py": OPTIMIZER_WRAPPER.replace("        self.opt.zero_grad()\n", "")})
     assert codes(gradlint("check", "--no-cache", "--select", "GL104", "--format", "concise", "solver.py")) == [("solver.py", "GL104")]
+
+
+ACTOR_BASE = """
+class BaseActor:
+    \"\"\"Runs a batch through the network and the objective: the trainer only sees the loss.\"\"\"
+
+    def __init__(self, net, objective):
+        self.net = net
+        self.objective = objective
+
+    def __call__(self, data):
+        raise NotImplementedError
+
+    def train(self, mode=True):
+        self.net.train(mode)
+"""
+
+ACTOR_SEGMENTATION = """
+from . import BaseActor
+
+
+class SegActor(BaseActor):
+    def __init__(self, net, objective, loss_weight=1.0):
+        super().__init__(net, objective)
+        self.loss_weight = loss_weight
+
+    def __call__(self, data):
+        out = self.forward_pass(data)
+        loss = self.objective(out, data["mask"]) * self.loss_weight
+        return loss, {"loss": loss.item()}
+
+    def forward_pass(self, data):
+        return self.net(data["image"])
+"""
+
+ACTOR_TRAINER = """
+import contextlib
+
+
+class BaseTrainer:
+    def __init__(self, actor, loaders, optimizer):
+        self.actor = actor
+        self.loaders = loaders
+        self.optimizer = optimizer
+
+    def train(self, epochs):
+        for epoch in range(epochs):
+            for loader in self.loaders:
+                self.cycle_dataset(loader)
+
+
+class Trainer(BaseTrainer):
+    def __init__(self, actor, loaders, optimizer, accum_iter=1):
+        super().__init__(actor, loaders, optimizer)
+        self.accum_iter = accum_iter
+
+    def cycle_dataset(self, loader):
+        self.actor.train(loader.training)
+        self.optimizer.zero_grad()
+        for i, data in enumerate(loader, 1):
+            loss, stats = self.actor(data)
+            loss = loss / self.accum_iter
+            loss.backward()
+            if i % self.accum_iter == 0 or i == len(loader):
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+"""
+
+ACTOR_TRAIN_SCRIPT = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from lib.actors import SegActor
+from lib.trainer import Trainer
+
+
+def run(settings, net, loaders):
+    net.cuda()
+    if settings.local_rank != -1:
+        net = DDP(net, device_ids=[settings.local_rank], find_unused_parameters=True)
+    actor = SegActor(net=net, objective=torch.nn.BCEWithLogitsLoss(), loss_weight=settings.weight)
+    optimizer = torch.optim.AdamW(net.parameters(), lr=settings.lr)
+    trainer = Trainer(actor, loaders, optimizer, accum_iter=settings.accum_iter)
+    trainer.train(settings.epochs)
+"""
+
+
+def test_ddp_model_held_by_an_actor_object_the_trainer_calls_is_gl401(workdir, gradlint):
+    """Tracking-framework style: the script wraps the network in DDP and hands it to an actor
+    (whose base class the package's __init__ re-exports, imported as `from . import`); the
+    trainer gets the actor and calls it per micro-batch, and the actor's method runs the net."""
+    files = {
+        "lib/__init__.py": "",
+        "lib/actors/__init__.py": "from .base_actor import BaseActor\nfrom .segmentation import SegActor\n",
+        "lib/actors/base_actor.py": ACTOR_BASE,
+        "lib/actors/segmentation.py": ACTOR_SEGMENTATION,
+        "lib/trainer.py": ACTOR_TRAINER,
+        "lib/train_script.py": ACTOR_TRAIN_SCRIPT,
+    }
+    project(workdir, files)
+    run = check(gradlint, "lib")
+    assert codes(run) == [("trainer.py", "GL401")], run
+    assert "`self.actor.net` is DistributedDataParallel" in run.stdout
+    synced = ACTOR_TRAINER.replace(
+        "            loss, stats = self.actor(data)\n            loss = loss / self.accum_iter\n            loss.backward()\n",
+        "            last = i % self.accum_iter == 0 or i == len(loader)\n"
+        "            with contextlib.nullcontext() if last else self.actor.net.no_sync():\n"
+        "                loss, stats = self.actor(data)\n                loss = loss / self.accum_iter\n                loss.backward()\n",
+    )
+    assert synced != ACTOR_TRAINER
+    (workdir / "lib" / "trainer.py").write_text(textwrap.dedent(synced))
+    assert codes(check(gradlint, "lib")) == []
+    single = ACTOR_TRAIN_SCRIPT.replace("net = DDP(net, device_ids=[settings.local_rank], find_unused_parameters=True)", "net = torch.compile(net)")
+    (workdir / "lib" / "trainer.py").write_text(textwrap.dedent(ACTOR_TRAINER))
+    (workdir / "lib" / "train_script.py").write_text(textwrap.dedent(single))
+    assert codes(check(gradlint, "lib")) == []
