@@ -235,8 +235,8 @@ def _closure(module: "ModuleModel", name: str, scope: ast.AST) -> Callee | None:
 
 def _outermost_function(module: "ModuleModel", function: ast.AST) -> ast.AST:
     parents = module.parents
-    while isinstance(parents.scope_of(function), FUNCTIONS):
-        function = parents.scope_of(function)
+    while isinstance(outer := parents.scope_of(function), FUNCTIONS) and outer is not function:  # not another module's
+        function = outer
     return function
 
 

@@ -833,7 +833,7 @@ def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:
             return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
         return value_outside(frame, name)
 
-    canonical = _canonical(frame, stmt.test, line)
+    canonical = _presence_as_flag(frame, _canonical(frame, stmt.test, line))
     return make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical)
 
 
@@ -856,6 +856,27 @@ def _canonical(frame: Frame, expr: ast.expr, line: int, depth: int = 0) -> ast.e
         return None
 
     return with_names_replaced(expr, spelled_outside)
+
+
+def _presence_as_flag(frame: Frame, test: ast.expr) -> ast.expr:
+    """`self.scaler is None` where the class sets `self.scaler = GradScaler() if self.cfg.amp
+    else None`, and nothing else: the setting it stands for (`not self.cfg.amp`), so that it and
+    `if self.cfg.amp:` in another method are seen as one flag."""
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+        and _is_none(test.comparators[0]) and frame.cls is not None
+    ):
+        return test
+    name = dotted(test.left) or ""
+    values = frame.module.class_attributes(frame.cls).get(name.removeprefix("self."), []) if name.startswith("self.") else []
+    if len(values) != 1 or not isinstance(values[0], ast.IfExp) or _is_none(values[0].body) == _is_none(values[0].orelse):
+        return test
+    made = values[0].test if _is_none(values[0].orelse) else ast.UnaryOp(ast.Not(), values[0].test)
+    return made if isinstance(test.ops[0], ast.IsNot) else ast.UnaryOp(ast.Not(), made)
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
 
 
 def manual_optimization(module: "ModuleModel", cls: ast.ClassDef | None) -> bool:
