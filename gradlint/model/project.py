@@ -47,6 +47,8 @@ BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
 METHOD_DEFINITION = re.compile(rb"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 TOP_LEVEL_DEFINITION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.M)
 GRADIENT_WORDS = re.compile(r"backward|step|grad|scal|clip|sync")
+SYS_PATH_CALL = re.compile(r"\bsys\.path\.(?:append|insert)\(([^\n]*)\)")
+STRING_LITERAL = re.compile(r"""['"]([^'"\n]*)['"]""")
 GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
 DDP_BYTES = re.compile(rb"DistributedDataParallel|DDP\b")
 CALL_METHOD_BYTES = re.compile(rb"def[ \t]+__call__\b")
@@ -122,6 +124,7 @@ class Project:
         self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
         self._methods: dict[Path, dict[str, frozenset[str]]] = {}
         self._real: dict[Path, Path] = {}
+        self._additions: dict[Path, tuple[Path, ...]] = {}
 
     def _resolved(self, path: Path) -> Path:
         """path.resolve() once per path: it stats every folder above the file."""
@@ -139,7 +142,7 @@ class Project:
     def module_file(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
         """The project file a name imported as (`module`, `level`) followed by `names` lives in,
         and the names left inside that file: the longest module path that is a file wins."""
-        key = (os.path.dirname(str(importer)), module, level, tuple(names))  # no Path made per ask
+        key = (os.path.dirname(str(importer)), module, level, tuple(names), self._path_additions(importer))
         if key not in self._located:
             self._located[key] = self._locate(importer, module, level, names)
         return self._located[key]
@@ -176,7 +179,23 @@ class Project:
         training.grad_scaler import ...` is found from `examples/image/`), under `src/`."""
         above = [importer.parent, *importer.parent.parents]
         within = above[: above.index(self.root) + 1] if self.root in above else [importer.parent, self.root]
-        return list(dict.fromkeys([*within, self.root / "src"]))
+        return list(dict.fromkeys([*within, self.root / "src", *self._path_additions(importer)]))
+
+    def _path_additions(self, importer: Path) -> tuple[Path, ...]:
+        """Project folders the module puts on `sys.path` before importing from them
+        (`sys.path.append(os.path.join(ROOT_DIR, 'pointnet2'))`, then `from pytorch_utils import
+        ...`): each call's string literals joined, from the module's folder or from the root."""
+        if importer not in self._additions:
+            found = []
+            text = self.text(importer) if importer.suffix == ".py" else None
+            for call in SYS_PATH_CALL.finditer(text or "") if text and "sys.path" in text else ():
+                parts = STRING_LITERAL.findall(call.group(1))
+                for base in (importer.parent, self.root) if parts else ():
+                    folder = Path(os.path.normpath(base.joinpath(*parts)))
+                    if self.contains(folder) and folder.is_dir():
+                        found.append(folder)
+            self._additions[importer] = tuple(dict.fromkeys(found))
+        return self._additions[importer]
 
     def may_hold_top_level(self, importer: Path, name: str) -> bool:
         """Whether an absolute import of `name` (`torch` of `torch.cat`) from `importer` can

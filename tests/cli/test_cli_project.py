@@ -1968,3 +1968,64 @@ def test_ddp_model_held_by_an_actor_object_the_trainer_calls_is_gl401(workdir, g
     (workdir / "lib" / "trainer.py").write_text(textwrap.dedent(ACTOR_TRAINER))
     (workdir / "lib" / "train_script.py").write_text(textwrap.dedent(single))
     assert codes(check(gradlint, "lib")) == []
+
+
+def test_modules_found_through_folders_the_script_puts_on_sys_path(workdir, gradlint):
+    """Research-code style: `main.py` appends `tools/` to sys.path and imports `engine` as a
+    top-level module from there; the engine's accumulation loop gets main's DDP model. Without
+    the sys.path line the import names no project module and nothing is reported."""
+    main = MAIN_DDP.replace(
+        "from engine import train_one_epoch\n",
+        "ROOT_DIR = os.path.dirname(os.path.abspath(__file__))\n"
+        "sys.path.append(os.path.join(ROOT_DIR, 'tools'))\n"
+        "from engine import train_one_epoch\n",
+    ).replace("import os\n", "import os\nimport sys\n", 1)
+    assert main.count("sys.path.append") == 1
+    project(workdir, {"tools/engine.py": ENGINE, "main.py": main, "models.py": "def build_model(args):\n    pass\n"})
+    assert codes(check(gradlint, ".")) == [("engine.py", "GL401")]
+    (workdir / "main.py").write_text(textwrap.dedent(main.replace("sys.path.append(os.path.join(ROOT_DIR, 'tools'))\n", "")))
+    assert codes(check(gradlint, ".")) == []
+
+
+def test_a_scheduler_class_found_through_sys_path_keeps_its_own_convention(workdir, gradlint):
+    """VoteNet style: the batch-norm momentum scheduler comes from a folder put on sys.path; it
+    is a project class no torch scheduler is a base of, so stepping it at the epoch's start is
+    no GL106."""
+    scheduler = """
+    class BNMomentumScheduler:
+        def __init__(self, model, bn_lambda, last_epoch=-1):
+            self.model, self.lmbd, self.last_epoch = model, bn_lambda, last_epoch
+
+        def step(self, epoch=None):
+            self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+            momentum = self.lmbd(self.last_epoch)
+            for module in self.model.modules():
+                if isinstance(module, torch.nn.BatchNorm1d):
+                    module.momentum = momentum
+    """
+    train = """
+    import os
+    import sys
+
+    import torch
+
+    BASE_DIR = os.path.dirname(os.path.abspath(__file__))
+    sys.path.append(os.path.join(BASE_DIR, "pointnet2"))
+    from pytorch_utils import BNMomentumScheduler
+
+
+    def train(net, loader, epochs):
+        optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+        bnm_scheduler = BNMomentumScheduler(net, bn_lambda=lambda e: max(0.5 * 0.5 ** (e // 20), 0.001))
+        for epoch in range(epochs):
+            bnm_scheduler.step()
+            for points, labels in loader:
+                optimizer.zero_grad()
+                loss = torch.nn.functional.cross_entropy(net(points), labels)
+                loss.backward()
+                optimizer.step()
+    """
+    project(workdir, {"pointnet2/pytorch_utils.py": "import torch\n" + textwrap.dedent(scheduler), "train.py": train})
+    assert codes(gradlint("check", "--select", "GL106", "--format", "concise", ".")) == []
+    (workdir / "train.py").write_text(textwrap.dedent(train).replace('sys.path.append(os.path.join(BASE_DIR, "pointnet2"))\n', ""))
+    assert codes(gradlint("check", "--select", "GL106", "--format", "concise", ".")) == [("train.py", "GL106")]
