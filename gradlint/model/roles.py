@@ -43,6 +43,8 @@ NOT_A_MODEL_WORDS = frozenset({
     "tokenizer", "iterator", "sampler", "scaler",
 })
 SHARDING_PLUGINS = frozenset({"fsdp_plugin", "deepspeed_plugin", "megatron_lm_plugin"})
+# library calls that return the model wrapped in DDP when several processes run, bare otherwise
+DISTRIBUTED_WRAPPERS = frozenset({"ignite.distributed.auto_model", "ignite.distributed.auto.auto_model"})
 FRAMEWORK_NAME = re.compile(r"(^|_)(accelerator|engine|fabric|model_engine)$")
 
 
@@ -51,6 +53,8 @@ def classify_constructor(qualname: str) -> Role | None:
     last = qualname.rsplit(".", 1)[-1]
     if "GradScaler" in last:
         return Role.SCALER
+    if qualname in DISTRIBUTED_WRAPPERS:
+        return Role.DDP_MODEL
     if last in ("DistributedDataParallel", "DDP"):
         # apex's DDP has no no_sync(): it delays all-reduces its own way
         return None if qualname.startswith("apex.") else Role.DDP_MODEL
@@ -84,6 +88,8 @@ class Roles:
         prepared: list[tuple[list[ast.expr], ast.Call]] = []  # `accelerator.prepare(...)` calls
         # a model `accelerator.prepare` wrapped (DDP when several processes run) -> the accelerator
         self.prepared_by: dict[str, str] = {}
+        # a model a library call wraps in DDP only when several processes run -> that call, spelled
+        self.wrapped_by: dict[str, str] = {}
         # names wrapped in DDP by a statement every run executes: only their own `no_sync()`
         # exists whatever the run (`if args.distributed: model = DDP(model)` may leave a bare model)
         self.surely_ddp: set[str] = set()
@@ -99,7 +105,9 @@ class Roles:
                         self._assign(targets, role)
                         for name in filter(None, map(dotted, targets)):
                             self.constructors[name].append(constructor)
-                            if role is Role.DDP_MODEL and constructor is node.value and _unconditional(model, node):
+                            if qualname in DISTRIBUTED_WRAPPERS:
+                                self.wrapped_by[name] = dotted(constructor.func) or qualname
+                            elif role is Role.DDP_MODEL and constructor is node.value and _unconditional(model, node):
                                 self.surely_ddp.add(name)
                     elif isinstance(constructor.func, ast.Name) and constructor.func.id in model.functions:
                         built.append((targets, model.functions[constructor.func.id]))
@@ -152,6 +160,7 @@ class Roles:
                 continue
             self._assign([element], Role.DDP_MODEL)
             self.prepared_by[name] = accelerator
+            self.wrapped_by[name] = f"{accelerator}.prepare"
 
     def _from_function(self, model: "ModuleModel", targets: list[ast.expr], function: ast.AST) -> None:
         """`model = wrap_ddp(model)`: the role of what every `return` of the function gives."""

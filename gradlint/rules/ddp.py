@@ -40,7 +40,8 @@ class DdpAccumulationWithoutNoSync(Rule):
             # accelerator's `no_sync(model)` works either way, the model's own only under DDP
             accelerator = roles.prepared_by.get(ddp or "")
             no_sync = f"{accelerator}.no_sync({ddp})" if accelerator else f"{ddp}.no_sync()"
-            what = f"wrapped in DistributedDataParallel by `{accelerator}.prepare` when several processes run" if accelerator else "DistributedDataParallel"
+            wrapper = roles.wrapped_by.get(ddp or "")
+            what = f"wrapped in DistributedDataParallel by `{wrapper}` when several processes run" if wrapper else "DistributedDataParallel"
             message = (
                 f"`{ddp}` is {what} and gradients accumulate over {factor} "
                 f"micro-batches, but {code(model, backwards[0])} all-reduces them on every one: "
