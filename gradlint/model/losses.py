@@ -62,6 +62,15 @@ class _Analysis:
         self.caller = caller
         self.counters: list[ast.expr] = []  # running counters divided by on the way
 
+    def counts(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
+        """A count (`_is_count`), or a name the code assigns one (`batch_size = inputs.size(0)`)."""
+        if _is_count(expr):
+            return True
+        if not isinstance(expr, ast.Name):
+            return False
+        value, _, _ = self.model.values.reaching_value(expr, scope, line)
+        return value is not None and _is_count(value)
+
     def expr(self, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
         if depth > MAX_DEPTH:
             return None
@@ -79,8 +88,8 @@ class _Analysis:
                 # `0.05 * box_loss`: a term's fixed weight, not the window's (a literal cannot follow it)
                 return self.expr(right if _is_weight_literal(left) else left, scope, line, depth + 1)
             case ast.BinOp(op=ast.Mult(), left=left, right=right):
-                factor, value = (left, right) if _is_count(left) else (right, left)
-                if _is_count(factor):  # `loss * 2`, `loss.mean() * targets.size(1)`: scaled up
+                factor, value = (left, right) if self.counts(left, scope, line) else (right, left)
+                if self.counts(factor, scope, line):  # `loss * 2`, `loss.mean() * targets.size(1)`: scaled up
                     at_least_one = not _is_int_literal(factor) or factor.value >= 1
                     return False if at_least_one and self.expr(value, scope, line, depth + 1) is False else None
                 if self.corrects_partial_batch(left, scope, line) or self.corrects_partial_batch(right, scope, line):
