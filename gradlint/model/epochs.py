@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, callers, class_of_scope, own_schedule
 from gradlint.model.events import STEPS, Kind, unit_events
+from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
 if TYPE_CHECKING:
@@ -60,6 +61,25 @@ def _early_in_epoch(model: "ModuleModel", outer: ast.stmt, holder: ast.stmt) -> 
             if role is Role.SCHEDULER and not node.args and not node.keywords and not own_schedule(model, node.func.value, context):
                 found.append(EarlySchedulerStep(node, stmt, holder))
     return found
+
+
+def skips_first_epoch(event) -> bool:
+    """The event runs only after the first epoch (`if epoch > 0: scheduler.step()`): a scheduler
+    stepped as a later epoch begins closes the epoch before it, after that epoch's steps."""
+    return any(_after_epoch_zero(g.test) == g.holds for g in event.guards if _after_epoch_zero(g.test) is not None)
+
+
+def _after_epoch_zero(test: ast.expr) -> bool | None:
+    """True for `epoch > 0`, `epoch != 0`, `epoch >= 1`; False for `epoch == 0`; None for any
+    other test (a name whose last part speaks of epochs, compared with a literal)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant)):
+        return None
+    name, bound, op = dotted(test.left) or "", test.comparators[0].value, test.ops[0]
+    if "epoch" not in name.rsplit(".", 1)[-1].lower() or isinstance(bound, bool) or not isinstance(bound, int):
+        return None
+    if (isinstance(op, (ast.Gt, ast.NotEq)) and bound == 0) or (isinstance(op, ast.GtE) and bound == 1):
+        return True
+    return False if isinstance(op, ast.Eq) and bound == 0 else None
 
 
 def _epoch_counters(outer: ast.stmt) -> set[str]:

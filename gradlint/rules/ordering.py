@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import MoveStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
-from gradlint.model.epochs import scheduler_steps_before_training
+from gradlint.model.epochs import scheduler_steps_before_training, skips_first_epoch
 from gradlint.model.events import STEPS
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, LoopRule
@@ -139,6 +139,8 @@ class SchedulerBeforeStep(LoopRule):
                 continue  # ReduceLROnPlateau's metric, an explicit epoch, a project's own class: their own convention
             if accumulation is not None and accumulation.runs_every_micro_batch(sched):
                 continue  # GL204: stepped on every micro-batch
+            if skips_first_epoch(sched):
+                continue  # `if epoch > 0:` as a new epoch begins: after the previous epoch's steps
             related = [e for e in loop.events if not e.exclusive_with(sched)]
             if any(e.kind in STEPS and e.order < sched.order for e in related):
                 continue
