@@ -374,11 +374,27 @@ def _parameters(function: ast.AST) -> list[ast.arg]:
 
 
 def _own_size(total: ast.expr, divisor: ast.expr) -> bool:
-    """`loss / loss.numel()`: the mean of the loss's own elements (1 for a summed scalar)."""
-    return (
-        isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr in ("numel", "nelement")
-        and not divisor.args and dotted(total) is not None and dotted(divisor.func.value) == dotted(total)
-    )
+    """`loss / loss.numel()`, `loss.sum() / loss.shape[0]`: the mean of the loss's own elements
+    or samples (1 for a summed scalar), this micro-batch's and no more."""
+    if isinstance(total, ast.Call) and isinstance(total.func, ast.Attribute) and total.func.attr == "sum" and not total.args:
+        total = total.func.value
+    name = dotted(total)
+    return name is not None and _sized(divisor) == name
+
+
+def _sized(divisor: ast.expr) -> str | None:
+    """The name whose own size `divisor` is: `x.numel()`, `x.nelement()`, `x.size(0)`,
+    `x.shape[0]`, `len(x)`."""
+    match divisor:
+        case ast.Call(func=ast.Attribute(value=owner, attr="numel" | "nelement"), args=[]):
+            return dotted(owner)
+        case ast.Call(func=ast.Attribute(value=owner, attr="size"), args=[ast.Constant(value=0)]):
+            return dotted(owner)
+        case ast.Subscript(value=ast.Attribute(value=owner, attr="shape"), slice=ast.Constant(value=0)):
+            return dotted(owner)
+        case ast.Call(func=ast.Name(id="len"), args=[owner]):
+            return dotted(owner)
+    return None
 
 
 def _is_mask(expr: ast.expr) -> bool:
