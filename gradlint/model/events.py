@@ -40,6 +40,7 @@ class Kind(Enum):
 
 STEPS = (Kind.STEP, Kind.SCALER_STEP)
 SELF_CALL = re.compile(r"\bself\.(\w+)\(")  # `self.model(x)`: an attribute called
+CLIPPER_CLASS = re.compile(r"clipper|grad\w*clip", re.IGNORECASE)  # `GradientClipper`, not CLIP the model
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
@@ -489,12 +490,14 @@ class EventWalker:
             self._forward_through(call, stmt)
 
     def _calls_a_clipper(self, func: ast.expr, call: ast.Call) -> bool:
-        """`clip(params)` where `clip = partial(clip_grad_norm_, max_norm=1.0)`, or the clipper a
+        """`clip(params)` where `clip = partial(clip_grad_norm_, max_norm=1.0)`, the clipper a
         project function builds (`self.clip_grad_fun = build_gradient_clipper(cfg)`, returning
-        such a partial or None)."""
+        such a partial or None), or a clipping object's method (`grad_clipper.step(params)`)."""
         if dotted(func) is None or not call.args and not call.keywords:
             return False
         module = self.frame.module
+        if isinstance(func, ast.Attribute) and _clipper_method(resolve_callee(module, call, self.frame.context)):
+            return True
         value, scope, _ = module.values.reaching_value(func, self.frame.scope, call.lineno)
         if not isinstance(value, ast.Call):
             return False
@@ -894,6 +897,15 @@ def _closure_call(module: "ModuleModel", closure: ast.expr) -> ast.Call:
     if isinstance(closure, ast.Call) and closure.args and module.imports.qualname(closure.func) == "functools.partial":
         return ast.Call(closure.args[0], closure.args[1:], closure.keywords)
     return ast.Call(closure, [], [])
+
+
+def _clipper_method(callee) -> bool:
+    """A method of a project class named for clipping gradients (`GradientClipper.step(params)`,
+    computing the total norm and rescaling the gradients its own way) that reads `.grad`."""
+    return (
+        callee is not None and callee.cls is not None and bool(CLIPPER_CLASS.search(callee.cls.name))
+        and any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(callee.function))
+    )
 
 
 def _makes_clipper(module: "ModuleModel", value: ast.Call, scope: ast.AST) -> bool:
