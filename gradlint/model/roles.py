@@ -55,7 +55,7 @@ def classify_constructor(qualname: str) -> Role | None:
         return Role.SCALER
     if qualname in DISTRIBUTED_WRAPPERS:
         return Role.DDP_MODEL
-    if last in ("DistributedDataParallel", "DDP"):
+    if last.endswith("DistributedDataParallel") or last == "DDP":  # mmcv's MMDistributedDataParallel is one too
         # apex's DDP has no no_sync(): it delays all-reduces its own way
         return None if qualname.startswith("apex.") else Role.DDP_MODEL
     if "lr_scheduler" in qualname or "schedule" in last.lower() or last.endswith("LR"):
