@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, bind_arguments, class_hierarchy, class_of_scope, constructor_attributes, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
-from gradlint.model.guards import Guard, make_guard
+from gradlint.model.guards import Guard, conjunction_excludes, make_guard
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted, with_names_replaced
@@ -141,7 +141,10 @@ class Event:
         return next((g for g in self.guards if g.boundary is not None), None)
 
     def exclusive_with(self, other: "Event") -> bool:
-        return any(a.excludes(b) for a in self.guards for b in other.guards)
+        return (
+            any(a.excludes(b) for a in self.guards for b in other.guards)
+            or conjunction_excludes(self.guards, other.guards) or conjunction_excludes(other.guards, self.guards)
+        )
 
     def loss_normalized(self) -> bool | None:
         """BACKWARD: is the loss visibly divided before backward (None: cannot tell)?"""

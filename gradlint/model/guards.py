@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from gradlint.model.names import dotted
 
@@ -56,6 +56,18 @@ def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: boo
     `flags_only`, only for tests of settings, whose value cannot change between the two."""
     (test, holds), (other_test, other_holds) = _positive(test, holds), _positive(other_test, other_holds)
     return holds != other_holds and (not flags_only or _is_flag(test)) and ast.dump(test) == ast.dump(other_test)
+
+
+def conjunction_excludes(guards: Sequence["Guard"], others: Sequence["Guard"]) -> bool:
+    """`if a and b: X else: Y` against `if a: if b: Z`: Z runs only where every term of the
+    conjunction holds, so it and Y exclude each other (settings only, as for `opposite`)."""
+    held = {(ast.dump(t), h) for t, h in (_positive(g.compared, g.holds) for g in guards) if _is_flag(t)}
+    return any(
+        not other.holds and isinstance(other.compared, ast.BoolOp) and isinstance(other.compared.op, ast.And)
+        and _is_flag(other.compared)
+        and all((ast.dump(t), h) in held for t, h in (_positive(v, True) for v in other.compared.values))
+        for other in others
+    )
 
 
 def _positive(test: ast.expr, holds: bool) -> tuple[ast.expr, bool]:
