@@ -313,7 +313,11 @@ def _every_micro_batch(loop, unscale) -> bool:
     if accumulation.inner_loop is not None:
         return accumulation.inner_loop in unscale.loops and all(accumulation.inner_loop not in u.loops for u in updates)
     guard = accumulation.guard
-    return guard not in unscale.guards and not any(g.inside_window for g in unscale.guards) and all(
+
+    def inside_this_window(g) -> bool:  # not another counter's test (`if global_step >= max_steps: break`)
+        return g.inside_window is not None and (guard.boundary is None or bool(g.inside_window.counters & guard.boundary.counters))
+
+    return guard not in unscale.guards and not any(inside_this_window(g) for g in unscale.guards) and all(
         guard in u.guards for u in updates
     )
 
