@@ -66,7 +66,7 @@ def _early_in_epoch(model: "ModuleModel", outer: ast.stmt, holder: ast.stmt) -> 
 def skips_first_epoch(event) -> bool:
     """The event runs only after the first epoch (`if epoch > 0: scheduler.step()`): a scheduler
     stepped as a later epoch begins closes the epoch before it, after that epoch's steps."""
-    return any(_after_epoch_zero(g.test) == g.holds for g in event.guards if _after_epoch_zero(g.test) is not None)
+    return any(_after_epoch_zero(g.test) == g.holds for g in event.guards)  # None equals neither side
 
 
 def _after_epoch_zero(test: ast.expr) -> bool | None:

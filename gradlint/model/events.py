@@ -10,7 +10,7 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_hierarchy, class_of_scope, constructor_attributes, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
+from gradlint.model.callees import CallContext, bind_arguments, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, make_guard
 from gradlint.model.grad_mode import turns_off
@@ -489,18 +489,17 @@ class EventWalker:
             self._add(Kind.FORWARD, call, stmt, target=self._name(func))
         elif self._calls_a_clipper(func, call):
             self._clip(call, stmt)
-        elif not self._follow(call):
+        elif not self._follow(call, stmt=stmt):
             self._forward_through(call, stmt)
 
     def _calls_a_clipper(self, func: ast.expr, call: ast.Call) -> bool:
         """`clip(params)` where `clip = partial(clip_grad_norm_, max_norm=1.0)`, the clipper a
         project function builds (`self.clip_grad_fun = build_gradient_clipper(cfg)`, returning
-        such a partial or None), or a clipping object's method (`grad_clipper.step(params)`)."""
+        such a partial or None). A clipping object's method is one too, found where `_follow`
+        resolves it."""
         if dotted(func) is None or not call.args and not call.keywords:
             return False
         module = self.frame.module
-        if isinstance(func, ast.Attribute) and _clipper_method(resolve_callee(module, call, self.frame.context)):
-            return True
         value, scope, _ = module.values.reaching_value(func, self.frame.scope, call.lineno)
         if not isinstance(value, ast.Call):
             return False
@@ -604,12 +603,16 @@ class EventWalker:
 
     # -- calls into helpers ---------------------------------------------------------------------
 
-    def _follow(self, call: ast.Call, at: ast.Call | None = None) -> bool:
-        """Walk the function `call` runs, when the model can resolve it; True when it did."""
+    def _follow(self, call: ast.Call, at: ast.Call | None = None, stmt: ast.stmt | None = None) -> bool:
+        """Walk the function `call` runs, when the model can resolve it; True when it did. With
+        `stmt`, a clipping object's method (`grad_clipper.step(params)`) is recorded as a clip."""
         frame = self.frame
         callee = resolve_callee(frame.module, call, frame.context)
         if callee is None:
             return False
+        if stmt is not None and _clipper_method(callee):
+            self._clip(call, stmt)
+            return True
         depth = self._depth()
         if depth >= MAX_HELPER_DEPTH or self._active(callee.function):
             self.cuts += 1
@@ -877,8 +880,16 @@ def _presence_as_flag(frame: Frame, test: ast.expr) -> ast.expr:
     values = frame.module.class_attributes(frame.cls).get(name.removeprefix("self."), []) if name.startswith("self.") else []
     if len(values) != 1 or not isinstance(values[0], ast.IfExp) or _is_none(values[0].body) == _is_none(values[0].orelse):
         return test
-    made = values[0].test if _is_none(values[0].orelse) else ast.UnaryOp(ast.Not(), values[0].test)
+    setting = _kept_on_self(frame.module, frame.cls, values[0].test)
+    made = setting if _is_none(values[0].orelse) else ast.UnaryOp(ast.Not(), setting)
     return made if isinstance(test.ops[0], ast.IsNot) else ast.UnaryOp(ast.Not(), made)
+
+
+def _kept_on_self(module: "ModuleModel", cls: ast.ClassDef, expr: ast.expr) -> ast.expr:
+    """`args.amp` read in `__init__`, which keeps `self.args = args`: `self.args.amp`, as the
+    other methods spell the same setting."""
+    kept = {constructor_parameter(module, cls, a): a for a in constructor_attributes(module, cls)}
+    return with_names_replaced(expr, lambda n: _self_attribute(kept[n.id]) if n.id in kept else None)
 
 
 def _is_none(expr: ast.expr) -> bool:

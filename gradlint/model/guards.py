@@ -61,13 +61,14 @@ def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: boo
 def conjunction_excludes(guards: Sequence["Guard"], others: Sequence["Guard"]) -> bool:
     """`if a and b: X else: Y` against `if a: if b: Z`: Z runs only where every term of the
     conjunction holds, so it and Y exclude each other (settings only, as for `opposite`)."""
+    conjunctions = [
+        o.compared for o in others
+        if not o.holds and isinstance(o.compared, ast.BoolOp) and isinstance(o.compared.op, ast.And) and _is_flag(o.compared)
+    ]
+    if not conjunctions:  # asked for every pair of events: most guards are no negated `and`
+        return False
     held = {(ast.dump(t), h) for t, h in (_positive(g.compared, g.holds) for g in guards) if _is_flag(t)}
-    return any(
-        not other.holds and isinstance(other.compared, ast.BoolOp) and isinstance(other.compared.op, ast.And)
-        and _is_flag(other.compared)
-        and all((ast.dump(t), h) in held for t, h in (_positive(v, True) for v in other.compared.values))
-        for other in others
-    )
+    return any(all((ast.dump(t), h) in held for t, h in (_positive(v, True) for v in c.values)) for c in conjunctions)
 
 
 def _positive(test: ast.expr, holds: bool) -> tuple[ast.expr, bool]:

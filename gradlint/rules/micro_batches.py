@@ -59,8 +59,12 @@ class ClipPerMicroBatch(LoopRule):
                 "neither the window's gradient nor its clipped version (up to N × max_norm, and "
                 "early micro-batches are clipped harder than late ones)"
             )
+            # steps on two sides of `if amp: scaler.step(opt) else: opt.step()`: moved before one,
+            # the clip would leave the other path unclipped
+            later = [s for s in loop.of(*STEPS) if s.order > clip.order and not s.exclusive_with(clip)]
+            branched = any(a.exclusive_with(b) for a in later for b in later)
             yield Finding(self.code, model.span(clip.anchor), message, self.plan(
-                f"Move the clip before {code(model, step)}", move(model, loop, clip, step.stmt, "before")
+                f"Move the clip before {code(model, step)}", None if branched else move(model, loop, clip, step.stmt, "before")
             ))
 
 
