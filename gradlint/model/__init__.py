@@ -280,8 +280,13 @@ class ModuleModel:
             return None
         names = {f.name for f in self._functions if id(f) in functions}
         if self.project is not None:
-            names |= self.project.gradient_names(self)
+            names |= self._project_gradient_names
         return names
+
+    @cached_property
+    def _project_gradient_names(self) -> set[str]:
+        """What the project adds to both helper-name sets, found once."""
+        return self.project.gradient_names(self)
 
     @cached_property
     def _event_lines(self) -> list[int]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, bind_arguments, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
-from gradlint.model.guards import Guard, conjunction_excludes, make_guard
+from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted, with_names_replaced
@@ -843,7 +843,8 @@ def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:
         return value_outside(frame, name)
 
     canonical = _presence_as_flag(frame, _canonical(frame, stmt.test, line))
-    return make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical)
+    sets = flags_set(stmt, holds, scope.assignments, frame.scope) if isinstance(stmt, ast.If) and isinstance(frame.scope, FUNCTION_TYPES) else ()
+    return make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical, sets)
 
 
 def _canonical(frame: Frame, expr: ast.expr, line: int, depth: int = 0) -> ast.expr:

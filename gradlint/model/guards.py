@@ -38,17 +38,60 @@ class Guard:
     # a helper's test with its parameters replaced by what the call passes (`args.fp16` in a
     # helper given `self.args` reads `self.args.fp16`): how the loop's own tests compare with it
     in_caller: ast.expr | None = None
+    # flags the side taken sets to a constant, each with the lines after the `if` where that
+    # value still holds (up to the flag's next assignment in the function)
+    sets: tuple[FlagSet, ...] = ()
 
     @property
     def compared(self) -> ast.expr:
         return self.in_caller if self.in_caller is not None else self.test
 
     def excludes(self, other: "Guard") -> bool:
-        """True when the two are the two branches of one `if`, or opposite sides of the same
-        flag tested twice (`if self.use_fp16:` in the backward and again in the step)."""
+        """True when the two are the two branches of one `if`, opposite sides of the same
+        flag tested twice (`if self.use_fp16:` in the backward and again in the step), or a
+        later test of a flag this side sets the other way (`if spike: skip = True` then `if
+        not skip:`)."""
         if self.node is other.node:
             return self.holds != other.holds
-        return opposite(self.compared, self.holds, other.compared, other.holds)
+        return (
+            opposite(self.compared, self.holds, other.compared, other.holds)
+            or any(f.rules_out(other) for f in self.sets) or any(f.rules_out(self) for f in other.sets)
+        )
+
+
+@dataclass(frozen=True)
+class FlagSet:
+    """`name = value` run by one side of an `if` (`skip_step = True` on a loss spike): a later
+    `if` of the same function testing the name, before anything assigns it again, takes the
+    side that value decides. Both sides never run in one pass."""
+
+    name: str
+    value: bool
+    scope: ast.AST
+    after: int  # the setting `if` ends here
+    until: int  # the flag's next assignment after it, or the function's end
+
+    def rules_out(self, guard: "Guard") -> bool:
+        test, holds = _positive(guard.test, guard.holds)
+        return (
+            isinstance(test, ast.Name) and test.id == self.name and holds != self.value
+            and self.after < guard.node.lineno < self.until
+            and any(node is guard.node for node in ast.walk(self.scope))
+        )
+
+
+def flags_set(stmt: ast.If, holds: bool, assignments: dict[str, list[ast.stmt]], scope: ast.AST) -> tuple[FlagSet, ...]:
+    """The flags one side of `stmt` sets to a constant in its own block (see FlagSet)."""
+    found = []
+    for inner in stmt.body if holds else stmt.orelse:
+        if not (isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name)):
+            continue
+        if not (isinstance(inner.value, ast.Constant) and isinstance(inner.value.value, (bool, int, type(None)))):
+            continue
+        name = inner.targets[0].id
+        later = [s.lineno for s in assignments.get(name, ()) if s.lineno > stmt.end_lineno]
+        found.append(FlagSet(name, bool(inner.value.value), scope, stmt.end_lineno, min(later, default=scope.end_lineno + 1)))
+    return tuple(found)
 
 
 def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: bool, flags_only: bool = True) -> bool:
@@ -92,12 +135,15 @@ def _is_flag(test: ast.expr) -> bool:
     )
 
 
-def make_guard(node: ast.stmt, test: ast.expr, holds: bool, resolve: Resolver, in_caller: ast.expr | None = None) -> Guard:
+def make_guard(
+    node: ast.stmt, test: ast.expr, holds: bool, resolve: Resolver, in_caller: ast.expr | None = None,
+    sets: tuple[FlagSet, ...] = (),
+) -> Guard:
     polarity, boundary = _boundary(test, resolve, depth=0)
     if boundary is None:
-        return Guard(node, test, holds, in_caller=in_caller)
+        return Guard(node, test, holds, in_caller=in_caller, sets=sets)
     at_end = polarity == holds
-    return Guard(node, test, holds, boundary if at_end else None, None if at_end else boundary, in_caller)
+    return Guard(node, test, holds, boundary if at_end else None, None if at_end else boundary, in_caller, sets)
 
 
 def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boundary | None]:
