@@ -30,12 +30,28 @@ def scaler_enabled(model: "ModuleModel", name: str | None) -> bool | None:
     return verdicts.pop() if len(verdicts) == 1 else None
 
 
-def _enabled(model: "ModuleModel", call: ast.Call) -> bool | None:
+def enabling_setting(model: "ModuleModel", name: str | None) -> ast.expr | None:
+    """The setting every GradScaler assigned to `name` is enabled by (`GradScaler(enabled=
+    self.use_amp)`): where it is off, `scale()` returns the loss as it is and a plain
+    `optimizer.step()` is right."""
+    constructors = model.roles.constructors.get(name or "", [])
+    settings = [_enabled_argument(model, call) for call in constructors]
+    if not settings or any(s is None or isinstance(s, ast.Constant) for s in settings):
+        return None
+    return settings[0] if len({ast.dump(s) for s in settings}) == 1 else None
+
+
+def _enabled_argument(model: "ModuleModel", call: ast.Call) -> ast.expr | None:
     qualname = model.imports.qualname(call.func) or ""
     position = 4 if "cuda.amp" in qualname else 5  # torch.amp's first parameter is the device
     value = next((k.value for k in call.keywords if k.arg == "enabled"), None)
     if value is None and len(call.args) > position:
         value = call.args[position]
+    return value
+
+
+def _enabled(model: "ModuleModel", call: ast.Call) -> bool | None:
+    value = _enabled_argument(model, call)
     if value is None:
         return None if any(k.arg is None for k in call.keywords) else True  # **kwargs: unknown
     if isinstance(value, ast.Constant):

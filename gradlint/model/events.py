@@ -10,12 +10,12 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
+from gradlint.model.callees import Callee, CallContext, bind_arguments, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
-from gradlint.model.names import dotted, with_names_replaced
+from gradlint.model.names import dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
 
 if TYPE_CHECKING:
@@ -686,7 +686,8 @@ class EventWalker:
             outer = dotted(argument) if argument is not None else None
             if outer is None:
                 break
-            name, frame = f"{outer}.{rest}" if rest else outer, frame.caller
+            site, name, frame = frame.call, f"{outer}.{rest}" if rest else outer, frame.caller
+            name = _kept_argument(frame, name, site.lineno) or name
         return name
 
     def _add(self, kind: Kind, node: ast.AST, stmt: ast.stmt, **details) -> None:
@@ -716,6 +717,27 @@ class EventWalker:
         return frame.cls in (None, root.cls) or (
             root.cls is not None and any(c is root.cls for _, c in class_hierarchy(frame.module, frame.cls))
         )
+
+
+def _kept_argument(frame: Frame, name: str, line: int) -> str | None:
+    """`awp.optimizer`, where `awp = AWP(model, optimizer)` and AWP's `__init__` keeps its
+    `optimizer` parameter as `self.optimizer`: the caller's own spelling of what it passed
+    (`optimizer`), so that a helper object's `self.optimizer.zero_grad()` clears the loop's
+    optimizer."""
+    holder, _, attribute = name.rpartition(".")
+    if not holder:
+        return None
+    module = frame.module
+    value, _, _ = module.values.reaching_value(from_dotted(holder), frame.scope, line)
+    built = class_of_instance(module, value)
+    if built is None or not isinstance(value, ast.Call):
+        return None
+    cls_module, cls = built
+    parameter = constructor_parameter(cls_module, cls, attribute)
+    if parameter is None:
+        return None
+    passed = bind_arguments(Callee(cls_module, cls_module.methods(cls)["__init__"], cls), constructor(value)).get(parameter)
+    return dotted(passed) if passed is not None else None
 
 
 def _ddp_lines(frame: Frame) -> list[int]:

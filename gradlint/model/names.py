@@ -56,6 +56,15 @@ def dotted(expr: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+def from_dotted(name: str) -> ast.expr:
+    """The attribute chain `dotted` reads as `name` (`self.awp` -> self . awp)."""
+    head, *attributes = name.split(".")
+    expr: ast.expr = ast.Name(head, ast.Load())
+    for attribute in attributes:
+        expr = ast.Attribute(expr, attribute, ast.Load())
+    return expr
+
+
 class ImportTable:
     """Local name -> qualified name, from every import statement of the module (one pass);
     `from model import *` adds the names the project module `model` defines, on first use

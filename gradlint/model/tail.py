@@ -117,11 +117,21 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     assignments = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
     restarts = [n for n in assignments if _int_assigned(n, counter) == reset and any(n is m for m in ast.walk(test))]
     tested = next((i for i, stmt in enumerate(loop.body) if any(n is test for n in ast.walk(stmt))), None)
-    if reset is None or len(steps) != 1 or len(assignments) != 1 + len(restarts) or len(restarts) > 1:
+    if reset is None or len(assignments) != 1 + len(restarts) or len(restarts) > 1:
+        return None
+    if not steps and restarts and tested is not None and _counted_in_else(test, counter):
+        # `if (count + 1) % N == 0: step; count = 0` / `else: count += 1`: the micro-batch's
+        # place in its window, as an index from `reset` would give it
+        return counter, reset, source, True
+    if len(steps) != 1:
         return None
     if tested is None or tested == steps[0]:
         return None
     return counter, reset + 1 if steps[0] < tested else reset, source, bool(restarts)
+
+
+def _counted_in_else(test: ast.stmt, counter: str) -> bool:
+    return isinstance(test, ast.If) and sum(_counts_one_up(stmt, counter) for stmt in test.orelse) == 1
 
 
 def _set_before(model: "ModuleModel", loop: ast.For, counter: str) -> list[ast.stmt]:

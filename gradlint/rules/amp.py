@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, InsertStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.amp import apex_scaling, exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
+from gradlint.model.amp import apex_scaling, enabling_setting, exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
 from gradlint.model.guards import opposite
 from gradlint.model.names import dotted
 from gradlint.model.prepared import prepared_names
@@ -135,7 +135,7 @@ class StepBypassesScaler(Rule):
                 if not scaled or any(not exclusive(e, step) for e in loop.of(Kind.SCALER_STEP)):
                     continue
                 backward, scaler = scaled[-1]
-                if scaler_enabled(model, scaler) is not True:
+                if scaler_enabled(model, scaler) is not True or _only_while_disabled(model, scaler, step):
                     continue
                 optimizer = step.optimizer
                 if backward.by_accelerator and optimizer in prepared_names(model):
@@ -218,6 +218,16 @@ def _scaled_on_another_path(model: ModuleModel, backward, step) -> bool:
         if block and block[0].lineno <= call.lineno <= block[-1].end_lineno
     ] if module is (step.module or model) else []
     return any(opposite(test, holds, g.test, g.holds) for test, holds in sides for g in step.guards)
+
+
+def _only_while_disabled(model: ModuleModel, scaler: str, step) -> bool:
+    """The step runs only where the setting that enables the scaler is off (`GradScaler(enabled=
+    self.use_amp)`, then `if self.use_amp: scaler.step(opt) else: opt.step()`): `scale()` left
+    the loss as it was there."""
+    setting = enabling_setting(model, scaler)
+    return setting is not None and any(
+        opposite(setting, True, g.test, g.holds) or opposite(setting, True, g.compared, g.holds) for g in step.guards
+    )
 
 
 def _updated_anywhere(model: ModuleModel, loop, scaler: str) -> bool:

@@ -9,6 +9,7 @@ from gradlint.fixplan import InsertStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.clearing import clearings_around, clears_for
 from gradlint.model.events import STEPS
+from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run
 
@@ -35,10 +36,17 @@ class MissingZeroGrad(Rule):
             # the walk names a helper's `optimizer.zero_grad()` by what each call passes it
             zeroed = {z.optimizer for z in loop.of(Kind.ZERO_GRAD)}
             for optimizer, step in steps.items():
-                if _zeroed(optimizer, zeroed) or clears_for(clearings, optimizer, set(steps)) or _built_in_loop(model, loop, optimizer):
+                if _zeroed(optimizer, zeroed) or _built_in_loop(model, loop, optimizer):
                     continue
+                relevant = [c for c in clearings if clears_for([c], optimizer, set(steps))]
+                if relevant and not _only_before(model, loop, step, relevant):
+                    continue
+                never = (
+                    "that are never cleared" if not relevant else
+                    f"cleared only once, before the loop (`{model.source(relevant[0].node)}` at line {relevant[0].node.lineno})"
+                )
                 message = (
-                    f"{code(model, step)} steps with gradients that are never cleared: `.grad` keeps "
+                    f"{code(model, step)} steps with gradients {never}: `.grad` keeps "
                     f"the sum of every backward so far, so step k applies the gradients of batches "
                     f"1..k and the updates grow without bound; call `{optimizer}.zero_grad()` after the step"
                 )
@@ -55,6 +63,26 @@ def _zeroed(optimizer: str, zeroed: set[str | None]) -> bool:
     """The optimizer, or the one a project wrapper holds (`self.optimizer.opt.zero_grad()` in
     the wrapper's `pre_step`, while the loop steps `self.optimizer`), is cleared in the loop."""
     return optimizer in zeroed or any(name and name.startswith(f"{optimizer}.") for name in zeroed)
+
+
+def _only_before(model: ModuleModel, loop: TrainingLoop, step, clearings) -> bool:
+    """Every clearing that could clear the step's gradients is a statement of the loop's own
+    function before the loop (`optimizer.zero_grad()` once, then `for batch in loader:
+    backward(); step()`), and the step runs on every iteration: each step adds to the last."""
+    if step.guards or step.loops or step.elsewhere:
+        return False
+    function = loop.scope
+    first = getattr(function, "lineno", 1)  # a script's module-level loop: the module
+    return all(first <= c.node.lineno and c.node.end_lineno < loop.node.lineno and _run_once(model, function, c.node) for c in clearings)
+
+
+def _run_once(model: ModuleModel, function: ast.AST, node: ast.AST) -> bool:
+    """The node runs once per call of `function`: in its own code (no closure's), in no loop
+    (`model.zero_grad()` atop an outer loop clears for each of its iterations)."""
+    statement = innermost(function, node)
+    return model.parents.scope_of(statement) is function and not any(
+        isinstance(s, (ast.For, ast.AsyncFor, ast.While)) for s in model.parents.chain(statement)
+    )
 
 
 def _built_in_loop(model: ModuleModel, loop: TrainingLoop, optimizer: str) -> bool:
