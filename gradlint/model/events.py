@@ -34,6 +34,9 @@ class Kind(Enum):
     SCHED_STEP = auto()
     NO_SYNC = auto()
     GRAD_RESCALE = auto()
+    # Gradients copied onto other tensors (`master.grad = p.grad.float()`, fp32 master weights):
+    # clearing the originals afterwards leaves the copies for the step.
+    GRAD_COPY = auto()
     # Gradients handled by a framework (Accelerate, DeepSpeed, Lightning, closures): hands off.
     FRAMEWORK = auto()
 
@@ -474,6 +477,9 @@ class EventWalker:
                 if method == "zero_grad" or not _selective_clear(self.frame.module, stmt):
                     self._add(Kind.ZERO_GRAD, call, stmt, target=name)
                 return
+            if method == "copy_" and _is_grad(receiver) and any(_reads_grad(a) for a in call.args):
+                self._add(Kind.GRAD_COPY, call, stmt, target=name)
+                return
             if method in GRAD_RESCALE_METHODS and _is_grad(receiver):
                 self._add(Kind.GRAD_RESCALE, call, stmt, target=name)
                 return
@@ -595,6 +601,8 @@ class EventWalker:
                 continue
             if isinstance(stmt, ast.AugAssign):
                 self._add(Kind.GRAD_RESCALE, stmt, stmt)
+            elif isinstance(stmt, ast.Assign) and _reads_grad(stmt.value):
+                self._add(Kind.GRAD_COPY, stmt, stmt)
             elif (
                 isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None
                 and not _selective_clear(self.frame.module, stmt)
@@ -1002,6 +1010,11 @@ def _finds_non_finite(test: ast.expr, holds: bool) -> bool:
 
 def _self_attribute(name: str) -> ast.Attribute:
     return ast.Attribute(ast.Name("self", ast.Load()), name, ast.Load())
+
+
+def _reads_grad(expr: ast.expr) -> bool:
+    """`p.grad.cpu().float()`, `p.grad.data`: a value made from some tensor's gradient."""
+    return any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in ast.walk(expr))
 
 
 def _is_self(expr: ast.expr) -> bool:

@@ -112,6 +112,8 @@ class ZeroGradBeforeStep(LoopRule):
             backward = next((e for e in reversed(related) if e.kind is Kind.BACKWARD and e.order < zero.order), None)
             if backward is None:
                 continue
+            if any(e.kind is Kind.GRAD_COPY and backward.order < e.order < zero.order for e in related):
+                continue  # copied onto fp32 master weights first: the step reads the copies
             message = (
                 f"{code(model, zero)} runs after {code(model, backward)} and before {code(model, step)}: "
                 "it clears the gradients backward just computed, so the step sees zero gradients "
