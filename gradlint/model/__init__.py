@@ -256,7 +256,7 @@ class ModuleModel:
     def backward_helper_names(self) -> set[str] | None:
         """Names under which code that reaches a backward call is called from elsewhere."""
         seed = {id(f) for f in self._functions if self.calls_backward_in(f)}
-        return self._helper_names(self._with_callers(seed))
+        return self._helper_names(self._with_callers(seed), reaching_backward=True)
 
     def calls_backward_in(self, function: ast.AST) -> bool:
         """Whether one of the function's lines holds a `backward(` call (backward_lines)."""
@@ -269,10 +269,11 @@ class ModuleModel:
         """Names under which gradient-touching code of this module is called."""
         return self._helper_names(self._gradient_functions)
 
-    def _helper_names(self, functions: set[int]) -> set[str] | None:
+    def _helper_names(self, functions: set[int], reaching_backward: bool = False) -> set[str] | None:
         """Names of the functions and methods among `functions`, plus the names the project
-        adds for imported ones; None when a class whose `__call__` is among them exists: its
-        instances go by any name (`loss_scaler = NativeScaler()`, passed in as a parameter)."""
+        adds for imported ones (that touch gradients, or `reaching_backward`); None when a class
+        whose `__call__` is among them exists: its instances go by any name (`loss_scaler =
+        NativeScaler()`, passed in as a parameter)."""
         if any(
             isinstance(c, ast.ClassDef) and id(self.methods(c).get("__call__")) in functions
             for c in self.statements
@@ -280,13 +281,8 @@ class ModuleModel:
             return None
         names = {f.name for f in self._functions if id(f) in functions}
         if self.project is not None:
-            names |= self._project_gradient_names
+            names |= self.project.gradient_names(self, reaching_backward)
         return names
-
-    @cached_property
-    def _project_gradient_names(self) -> set[str]:
-        """What the project adds to both helper-name sets, found once."""
-        return self.project.gradient_names(self)
 
     @cached_property
     def _event_lines(self) -> list[int]:

@@ -63,9 +63,9 @@ class ProjectResolver(Protocol):
     def callers(self, module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
         """Calls of `function` (defined in `module`) from other modules of the project."""
 
-    def gradient_names(self, module: "ModuleModel") -> set[str]:
-        """Local names under which `module` calls project code that touches gradients (so the
-        model reads the lines that call them)."""
+    def gradient_names(self, module: "ModuleModel", reaching_backward: bool = False) -> set[str]:
+        """Local names under which `module` calls project code that touches gradients (or that
+        reaches a backward call), so the model reads the lines that call them."""
 
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
         """Roles, by position, of what an imported function returns (() when unknown)."""

@@ -280,6 +280,11 @@ class Project:
         symbols = self._words(path)[0]
         return symbols is not None and (name is None or name in symbols)
 
+    def backward_symbols(self, path: Path) -> frozenset[str]:
+        """Top-level functions and classes of a module that call backward(), or call one that
+        does (to a few levels)."""
+        return self._words(path)[0] or frozenset()
+
     def gradient_symbols(self, path: Path) -> frozenset[str]:
         """Top-level functions and classes of a module whose text spells gradient code, or a
         call of one that does (to a few levels): read off the text, the module is not parsed.
@@ -775,10 +780,18 @@ class ProjectContext:
                     found.append((other, candidate))
         return found
 
-    def gradient_names(self, module: "ModuleModel") -> set[str]:
-        """Local names of `module` bound to project functions or modules that touch gradients,
-        the names of those functions in the modules (`backward_step` of `utils.backward_step`),
-        and the gradient-touching methods of those classes (`optimize` of a trainer object)."""
+    def gradient_names(self, module: "ModuleModel", reaching_backward: bool = False) -> set[str]:
+        """Local names of `module` bound to project functions or modules that touch gradients
+        (`reaching_backward`: that reach a backward call), the names of those functions in the
+        modules (`backward_step` of `utils.backward_step`), and the gradient-touching methods of
+        those classes (`optimize` of a trainer object)."""
+        names = self._imported_names(module, reaching_backward)
+        # parameters given gradient-touching objects: found once, from the wider set
+        objects = module.memo(("gradient object parameters",), lambda: self._gradient_object_parameters(module, self._imported_names(module, False)))
+        method_names = self.project.backward_method_names if reaching_backward else self.project.gradient_method_names
+        return names | objects | self._configured_calls(module.text, method_names)
+
+    def _imported_names(self, module: "ModuleModel", reaching_backward: bool) -> set[str]:
         names = set()
         stars = [(None, star) for star in module.imports.stars]  # a module's names, brought by `*`
         for local, qualname in [*module.imports.aliases.items(), *stars]:
@@ -786,7 +799,7 @@ class ProjectContext:
             if located is None:
                 continue
             path, inner = located
-            touching = self.project.gradient_symbols(path)
+            touching = self.project.backward_symbols(path) if reaching_backward else self.project.gradient_symbols(path)
             if not inner:  # a module: `utils.backward_step(...)` is spelled with the function's name
                 names |= touching
             if touching if not inner else inner[0] in touching:
@@ -795,13 +808,7 @@ class ProjectContext:
                     names.add(local)
                 if inner:  # `trainer.optimize(opt)` on an instance of an imported class
                     names |= self.project.gradient_methods(path, inner[0])
-        return names | self._gradient_object_parameters(module, names) | self._configured_methods(module)
-
-    def _configured_methods(self, module: "ModuleModel") -> set[str]:
-        """Gradient-worded methods the module calls on objects (`loss.accumulate_gradients(...)`)
-        that a few project files define, one as gradient code: the object may be one a config
-        had built (callees.sole_method), so the lines calling them must be read."""
-        return self._configured_calls(module.text, self.project.gradient_method_names) if self.project else set()
+        return names
 
     def calls_configured_backward(self, text: str) -> bool:
         """Whether `text` calls, on some object, a method that a few project files define and
