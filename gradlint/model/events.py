@@ -97,6 +97,7 @@ class Event:
     threshold_scaled: bool = False  # CLIP: max_norm multiplied by the scaler's get_scale()
     own_schedule: bool = False  # SCHED_STEP: a project class that is no torch LR scheduler
     by_accelerator: bool = False  # FRAMEWORK, BACKWARD: a call on an Accelerate accelerator (`scaler`: it, under fp16)
+    scaling_optimizer: str | None = None  # BACKWARD: `optimizer.backward(loss)` of apex's FP16_Optimizer, which scales
 
     @property
     def inlined(self) -> bool:
@@ -441,9 +442,12 @@ class EventWalker:
                 if autograd:
                     self._backward(call, stmt, call.args[0])
                 elif not self._follow(call):  # a helper object's backward(loss), else a tensor's
-                    # apex's FP16_Optimizer: `optimizer.backward(loss)` scales and backpropagates the loss
-                    loss = call.args[0] if call.args and receiver_role is Role.OPTIMIZER else receiver
-                    self._backward(call, stmt, loss)
+                    if call.args and receiver_role is Role.OPTIMIZER:
+                        # apex's FP16_Optimizer (fairseq's too): `optimizer.backward(loss)` scales
+                        # the loss and backpropagates it into the fp16 model
+                        self._backward(call, stmt, call.args[0], scaling_optimizer=name)
+                    else:
+                        self._backward(call, stmt, receiver)
                 return
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
@@ -574,8 +578,12 @@ class EventWalker:
         elif method == "clip_gradients":
             self._clip(call, stmt)
 
-    def _backward(self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr, scaler: str | None = None, by_accelerator: bool = False) -> None:
-        """`scaler`: what scales the loss inside the call (an fp16 accelerator's backward)."""
+    def _backward(
+        self, call: ast.Call, stmt: ast.stmt, tensor: ast.expr, scaler: str | None = None, by_accelerator: bool = False,
+        scaling_optimizer: str | None = None,
+    ) -> None:
+        """`scaler`: what scales the loss inside the call (an fp16 accelerator's backward);
+        `scaling_optimizer`: the loss-scaling optimizer whose backward this is."""
         match tensor:
             case ast.Call(func=ast.Attribute(value=owner, attr="scale"), args=[inner]) if (
                 self._role(owner) is Role.SCALER
@@ -583,7 +591,10 @@ class EventWalker:
                 scaler, tensor = self._name(owner), inner
             case ast.Name(id=name) if is_apex_scale_loss(self.state.context_names.get(name)):
                 tensor = self.state.context_names[name].args[0]  # apex: unscaled on leaving the `with`
-        self._add(Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call), by_accelerator=by_accelerator)
+        self._add(
+            Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call),
+            by_accelerator=by_accelerator, scaling_optimizer=scaling_optimizer,
+        )
 
     def _loss_source(self, tensor: ast.expr, call: ast.Call) -> LossSource:
         frame, line, passed_at = self.frame, call.lineno, None

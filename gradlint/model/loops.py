@@ -623,12 +623,14 @@ def _opens_window(guard: Guard, counters: frozenset[str]) -> bool:
 
 
 def _picks_one(guard: Guard, index: str | None) -> bool:
-    """`if i == 0:` (or `== last`) inside the micro-batch loop: once per window, not per micro-batch."""
+    """`if i == 0:` (or `== last`, or `i == N - 1 and clip > 0`) inside the micro-batch loop:
+    once per window, not per micro-batch."""
     test = guard.test
-    return (
-        index is not None and guard.holds and isinstance(test, ast.Compare) and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Eq)
-        and index in {dotted(test.left), dotted(test.comparators[0])}
+    terms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return index is not None and guard.holds and any(
+        isinstance(term, ast.Compare) and len(term.ops) == 1 and isinstance(term.ops[0], ast.Eq)
+        and index in {dotted(term.left), dotted(term.comparators[0])}
+        for term in terms
     )
 
 

@@ -40,6 +40,10 @@ class ClipWithoutUnscale(Rule):
                     yield self._inside_apex_block(model, loop, clip, apex)
                     continue
                 related = [e for e in loop.events if not e.exclusive_with(clip)]
+                by_optimizer = self._scaled_by_optimizer(model, clip, related)
+                if by_optimizer is not None:
+                    yield by_optimizer
+                    continue
                 scaled = [e for e in related if e.kind is Kind.BACKWARD and e.scaler and e.order < clip.order]
                 if not scaled:
                     continue
@@ -89,6 +93,28 @@ class ClipWithoutUnscale(Rule):
                 (ReplaceExpression(model.position(clip.node.func), model.source(clip.node.func), f"{accelerator}.{function}"),),
             )
         return Finding(self.code, model.span(clip.anchor), message, fix)
+
+    def _scaled_by_optimizer(self, model, clip, related) -> Finding | None:
+        """A torch clip between a loss-scaling optimizer's `optimizer.backward(loss)` (apex's
+        FP16_Optimizer) and that optimizer's step: the model's fp16 gradients are still
+        multiplied by its loss scale; it unscales only the fp32 master copies, in its step."""
+        backward = next((
+            e for e in reversed(related) if e.kind is Kind.BACKWARD and e.order < clip.order and e.scaling_optimizer
+        ), None)
+        module = clip.module or model
+        if backward is None or not (module.imports.qualname(clip.node.func) or "").startswith("torch."):
+            return None  # the optimizer's own clip (`optimizer.clip_grad_norm(...)` in fairseq) unscales
+        optimizer = backward.scaling_optimizer
+        if not any(e.kind is Kind.STEP and e.optimizer == optimizer and e.order > clip.order for e in related):
+            return None
+        message = (
+            f"{code(model, clip)} clips the model's gradients after {code(model, backward)}, which "
+            f"left them multiplied by the loss scale of `{optimizer}` (a loss-scaling fp16 optimizer "
+            f"such as apex's FP16_Optimizer): the threshold acts on scaled values, so the true "
+            f"gradients are clipped to max_norm / scale; clip with `{optimizer}.clip_master_grads(max_norm)`, "
+            f"which clips the unscaled fp32 master gradients"
+        )
+        return Finding(self.code, model.span(clip.anchor), message, None)
 
     def _inside_apex_block(self, model, loop, clip, context) -> Finding:
         message = (
@@ -321,7 +347,8 @@ def _every_micro_batch(loop, unscale) -> bool:
     if accumulation is None or not updates:
         return False
     if accumulation.inner_loop is not None:
-        return accumulation.inner_loop in unscale.loops and all(accumulation.inner_loop not in u.loops for u in updates)
+        # in the micro-batch loop, not under a test that picks its last pass
+        return accumulation.runs_every_micro_batch(unscale) and all(accumulation.inner_loop not in u.loops for u in updates)
     guard = accumulation.guard
 
     def inside_this_window(g) -> bool:  # not another counter's test (`if global_step >= max_steps: break`)
