@@ -160,12 +160,12 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             found = [_boundary(v, resolve, depth + 1) for v in values]
             hits = [(v, b) for v, (p, b) in zip(values, found) if b is not None and p]
             if len(hits) > 1:  # `step == self.epoch_len - 1` reads as a window's end too: it is the tail
-                hits = [(v, b) for v, b in hits if not _is_tail_test(v)]
+                hits = [(v, b) for v, b in hits if not _is_tail_test(v, resolve)]
             others = [v for v in values if hits and v is not hits[0][0]]
-            if len(hits) == 1 and others and all(_is_tail_test(v) or _turns_off(v, hits[0][1].factor) for v in others):
+            if len(hits) == 1 and others and all(_is_tail_test(v, resolve) or _turns_off(v, hits[0][1].factor) for v in others):
                 boundary = hits[0][1]
                 # `not N or i % N == 0`: every micro-batch steps when accumulation is off
-                flushes = any(_is_tail_test(v) and not _only_when_shorter(v, boundary.factor) for v in others)
+                flushes = any(_is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) for v in others)
                 return True, Boundary(boundary.factor, boundary.counters, flushes)
             return True, None
         case ast.BoolOp(op=ast.And(), values=values):
@@ -313,17 +313,20 @@ def _is_len_call(expr: ast.expr) -> bool:
 TAIL_WORDS = frozenset({"last", "end", "final", "total", "num", "epoch"})
 
 
-def _is_tail_test(expr: ast.expr) -> bool:
+def _is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
     """`i == len(loader) - 1`, `i + 1 == len(loader)`, `is_last`, `step == total_steps - 1`:
-    a `len()` call or a name with a word that speaks of the end (`append` is no `end`). A test
-    with a modulo (`(num_steps + 1) % N == 0`) is a window's test, whatever its names say."""
+    a `len()` call (or, with `resolve`, a name assigned one: `len_data = len(loader)`) or a name
+    with a word that speaks of the end (`append` is no `end`). A test with a modulo
+    (`(num_steps + 1) % N == 0`) is a window's test, whatever its names say."""
     if any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(expr)):
         return False
     for node in ast.walk(expr):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+        if _is_len_call(node):
             return True
         word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
         if word and TAIL_WORDS & set(word.lower().split("_")):
+            return True
+        if isinstance(node, ast.Name) and resolve is not None and _is_len_call(resolve(node.id)):
             return True
     return False
 
