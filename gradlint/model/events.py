@@ -481,7 +481,7 @@ class EventWalker:
                 if method == "zero_grad" or not _selective_clear(self.frame.module, stmt):
                     self._add(Kind.ZERO_GRAD, call, stmt, target=name)
                 return
-            if method == "copy_" and _is_grad(receiver) and any(_reads_grad(a) for a in call.args):
+            if method == "copy_" and _is_grad(receiver) and any(_reads_grad(a, besides=dotted(receiver)) for a in call.args):
                 self._add(Kind.GRAD_COPY, call, stmt, target=name)
                 return
             if method in GRAD_RESCALE_METHODS and _is_grad(receiver):
@@ -612,7 +612,7 @@ class EventWalker:
                 continue
             if isinstance(stmt, ast.AugAssign):
                 self._add(Kind.GRAD_RESCALE, stmt, stmt)
-            elif isinstance(stmt, ast.Assign) and _reads_grad(stmt.value):
+            elif isinstance(stmt, ast.Assign) and _reads_grad(stmt.value, besides=dotted(target)):
                 self._add(Kind.GRAD_COPY, stmt, stmt)
             elif (
                 isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None
@@ -1023,9 +1023,14 @@ def _self_attribute(name: str) -> ast.Attribute:
     return ast.Attribute(ast.Name("self", ast.Load()), name, ast.Load())
 
 
-def _reads_grad(expr: ast.expr) -> bool:
-    """`p.grad.cpu().float()`, `p.grad.data`: a value made from some tensor's gradient."""
-    return any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in ast.walk(expr))
+def _reads_grad(expr: ast.expr, besides: str | None) -> bool:
+    """`p.grad.cpu().float()`, `p.grad.data`: a value made from another tensor's gradient than
+    the one `besides` names (`p.grad = p.grad / n` rescales its own: no copy)."""
+    own = besides.rsplit(".grad", 1)[0] if besides else None
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == "grad" and (own is None or dotted(node.value) != own)
+        for node in ast.walk(expr)
+    )
 
 
 def _is_self(expr: ast.expr) -> bool:

@@ -81,7 +81,8 @@ class FlagSet:
 
 
 def flags_set(stmt: ast.If, holds: bool, assignments: dict[str, list[ast.stmt]], scope: ast.AST) -> tuple[FlagSet, ...]:
-    """The flags one side of `stmt` sets to a constant in its own block (see FlagSet)."""
+    """The flags one side of `stmt` sets to a constant in its own block, by the last such
+    assignment of each (see FlagSet)."""
     found = []
     for inner in stmt.body if holds else stmt.orelse:
         if not (isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name)):
@@ -89,7 +90,9 @@ def flags_set(stmt: ast.If, holds: bool, assignments: dict[str, list[ast.stmt]],
         if not (isinstance(inner.value, ast.Constant) and isinstance(inner.value.value, (bool, int, type(None)))):
             continue
         name = inner.targets[0].id
-        later = [s.lineno for s in assignments.get(name, ()) if s.lineno > stmt.end_lineno]
+        later = [s.lineno for s in assignments.get(name, ()) if s.lineno > inner.lineno]
+        if any(line <= stmt.end_lineno for line in later):
+            continue  # set again further down the branch
         found.append(FlagSet(name, bool(inner.value.value), scope, stmt.end_lineno, min(later, default=scope.end_lineno + 1)))
     return tuple(found)
 

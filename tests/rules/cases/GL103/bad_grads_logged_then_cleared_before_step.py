@@ -11,3 +11,14 @@ def train(model, optimizer, loader, writer):
         writer.add_scalars("grad_norm", norms, step)
         optimizer.zero_grad()  # expect: GL103
         optimizer.step()
+
+
+def train_rescaled_then_cleared(model, optimizer, loader, world_size):
+    """Each gradient is divided in place by the world size (its own gradient, not a copy), then
+    cleared before the step."""
+    for batch in loader:
+        model(**batch).loss.backward()
+        for p in model.parameters():
+            p.grad = p.grad / world_size
+        optimizer.zero_grad()  # expect: GL103
+        optimizer.step()
