@@ -73,16 +73,17 @@ def _only_before(model: ModuleModel, loop: TrainingLoop, step, clearings) -> boo
     """Every clearing that could clear the step's gradients is a statement of the loop's own
     function before the loop (`optimizer.zero_grad()` once, then `for batch in loader:
     backward(); step()`), and the step runs on every iteration: each step adds to the last."""
-    if step.guards or step.loops or step.elsewhere:
-        return False
+    if step.guards or step.loops or step.elsewhere or any(z.optimizer is None for z in loop.of(Kind.ZERO_GRAD)):
+        return False  # a clear in the loop the model cannot attribute may clear these gradients
     function = loop.scope
-    first = getattr(function, "lineno", 1)  # a script's module-level loop: the module
-    return all(first <= c.node.lineno and c.node.end_lineno < loop.node.lineno and _run_once(model, function, c.node) for c in clearings)
+    return all(c.node.end_lineno < loop.node.lineno and _run_once(model, function, c.node) for c in clearings)
 
 
 def _run_once(model: ModuleModel, function: ast.AST, node: ast.AST) -> bool:
     """The node runs once per call of `function`: in its own code (no closure's), in no loop
     (`model.zero_grad()` atop an outer loop clears for each of its iterations)."""
+    if not any(inner is node for inner in ast.walk(function)):
+        return False  # another function's, or another module's
     statement = innermost(function, node)
     return model.parents.scope_of(statement) is function and not any(
         isinstance(s, (ast.For, ast.AsyncFor, ast.While)) for s in model.parents.chain(statement)

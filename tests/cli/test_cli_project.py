@@ -2029,3 +2029,37 @@ def test_a_scheduler_class_found_through_sys_path_keeps_its_own_convention(workd
     assert codes(gradlint("check", "--select", "GL106", "--format", "concise", ".")) == []
     (workdir / "train.py").write_text(textwrap.dedent(train).replace('sys.path.append(os.path.join(BASE_DIR, "pointnet2"))\n', ""))
     assert codes(gradlint("check", "--select", "GL106", "--format", "concise", ".")) == [("train.py", "GL106")]
+
+
+def test_cleared_before_the_loop_and_by_a_helper_of_another_module_is_not_gl104(workdir, gradlint):
+    """A clear before the loop is not the only one when a helper of another module, called in
+    the loop, clears the parameters' gradients itself (`p.grad = None`, no optimizer named)."""
+    helpers = """\
+        import torch
+
+
+        def release_gradients(model):
+            for p in model.parameters():
+                p.grad = None
+        """
+    train = """\
+        import torch
+        from helpers import release_gradients
+
+
+        def pretrain(model, loader, lr):
+            optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+            optimizer.zero_grad()
+            for view_a, view_b in loader:
+                loss = (model(view_a) - model(view_b)).pow(2).mean()
+                loss.backward()
+                optimizer.step()
+                release_gradients(model)
+        """
+    project(workdir, {"helpers.py": helpers, "train.py": train})
+    silent = gradlint("check", "--select", "GL104", "--format", "concise", ".")
+    assert codes(silent) == [], silent
+    project(workdir, {"train.py": train.replace("        release_gradients(model)\n", "")})
+    once = gradlint("check", "--select", "GL104", "--format", "concise", "--no-cache", ".")
+    assert codes(once) == [("train.py", "GL104")], once
+    assert "cleared only once, before the loop" in once.stdout
