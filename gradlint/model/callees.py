@@ -177,8 +177,11 @@ def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["M
 
 
 def classes_of_instance(module: "ModuleModel", value: ast.expr | None) -> list[tuple["ModuleModel", ast.ClassDef]]:
-    """The classes whose constructor call may have produced `value`: the one of `Net()`, or each
-    class of a registry for `TRAINERS[name](args)`."""
+    """The classes whose constructor call may have produced `value`: the one of `Net()`, each
+    class of a registry for `TRAINERS[name](args)`, or what either side of a conditional
+    expression builds (`Masking(optimizer) if args.sparse else None`)."""
+    if isinstance(value, ast.IfExp):
+        return [*classes_of_instance(module, value.body), *classes_of_instance(module, value.orelse)]
     built = class_of_instance(module, value)
     if built is not None:
         return [built]
@@ -329,7 +332,7 @@ def _may_touch_gradients(module: "ModuleModel", method: str) -> bool:
 
 
 def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):
-    if isinstance(expr, ast.Call):  # `train(..., LossScaler())`
+    if isinstance(expr, (ast.Call, ast.IfExp)):  # `train(..., LossScaler())`
         return classes_of_instance(module, expr)
     name = dotted(expr)
     if name is None:

@@ -38,3 +38,10 @@ def main(model, criterion, loader, epochs, sparse=True):
         mask = Masking(optimizer, density=0.1)
     for epoch in range(epochs):
         train_one_epoch(model, criterion, loader, optimizer, mask)
+
+
+def main_conditional(model, criterion, loader, epochs, sparse=True):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    mask = Masking(optimizer, density=0.2) if sparse else None
+    for epoch in range(epochs):
+        train_one_epoch(model, criterion, loader, optimizer, mask)
