@@ -10,7 +10,7 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, CallContext, bind_arguments, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
+from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard
 from gradlint.model.grad_mode import turns_off
@@ -742,12 +742,25 @@ def _kept_argument(frame: Frame, name: str, line: int) -> str | None:
     """`awp.optimizer`, where `awp = AWP(model, optimizer)` and AWP's `__init__` keeps its
     `optimizer` parameter as `self.optimizer`: the caller's own spelling of what it passed
     (`optimizer`), so that a helper object's `self.optimizer.zero_grad()` clears the loop's
-    optimizer."""
+    optimizer. When the object is a parameter of the unit (`mask`), what every caller builds
+    it from, as the unit names it."""
     holder, _, attribute = name.rpartition(".")
     if not holder:
         return None
     module = frame.module
     value, _, _ = module.values.reaching_value(from_dotted(holder), frame.scope, line)
+    if value is None and frame.caller is None and holder in parameter_names(frame.scope):
+        return _kept_by_callers(frame, holder, attribute)
+    passed = _constructor_argument(module, value, attribute)
+    return dotted(passed) if passed is not None else None
+
+
+def _constructor_argument(module: "ModuleModel", value: ast.expr | None, attribute: str) -> ast.expr | None:
+    """What the constructor call `value` passes for the `__init__` parameter its class keeps
+    as `self.<attribute>` (either side's, when both sides of a conditional agree or one is None)."""
+    if isinstance(value, ast.IfExp):
+        sides = [_constructor_argument(module, v, attribute) for v in (value.body, value.orelse) if not _is_none(v)]
+        return sides[0] if sides and None not in sides and len({dotted(s) for s in sides}) == 1 else None
     built = class_of_instance(module, value)
     if built is None or not isinstance(value, ast.Call):
         return None
@@ -755,8 +768,26 @@ def _kept_argument(frame: Frame, name: str, line: int) -> str | None:
     parameter = constructor_parameter(cls_module, cls, attribute)
     if parameter is None:
         return None
-    passed = bind_arguments(Callee(cls_module, cls_module.methods(cls)["__init__"], cls), constructor(value)).get(parameter)
-    return dotted(passed) if passed is not None else None
+    return bind_arguments(Callee(cls_module, cls_module.methods(cls)["__init__"], cls), constructor(value)).get(parameter)
+
+
+def _kept_by_callers(frame: Frame, parameter: str, attribute: str) -> str | None:
+    """`mask.optimizer` in `train_one_epoch(model, optimizer, mask)`, where every caller passes
+    a `Masking(optimizer, ...)` built from what it also passes for `optimizer`: `optimizer`."""
+    function = frame.scope
+    names = set()
+    for call, context in callers(frame.module, function):
+        arguments = bind_arguments(Callee(frame.module, function, frame.cls), call)
+        given = arguments.get(parameter)
+        if given is None:
+            return None
+        value = given if isinstance(given, ast.Call) else context.module.values.reaching_value(given, context.scope, call.lineno)[0]
+        passed = dotted(_constructor_argument(context.module, value, attribute) or ast.Constant(None))
+        same = [p for p, argument in arguments.items() if passed is not None and dotted(argument) == passed]
+        if len(same) != 1:
+            return None
+        names.add(same[0])
+    return names.pop() if len(names) == 1 else None
 
 
 def _ddp_lines(frame: Frame) -> list[int]:

@@ -61,12 +61,8 @@ class MissingZeroGrad(Rule):
 
 def _zeroed(optimizer: str, zeroed: set[str | None]) -> bool:
     """The optimizer, or the one a project wrapper holds (`self.optimizer.opt.zero_grad()` in
-    the wrapper's `pre_step`, while the loop steps `self.optimizer`), is cleared in the loop; or
-    the loop clears an optimizer of the name a helper object keeps the stepped one under
-    (`mask.step()` steps `mask.optimizer`, built from the `optimizer` the loop zeroes)."""
-    return optimizer in zeroed or any(
-        name and (name.startswith(f"{optimizer}.") or optimizer.endswith(f".{name}")) for name in zeroed
-    )
+    the wrapper's `pre_step`, while the loop steps `self.optimizer`), is cleared in the loop."""
+    return optimizer in zeroed or any(name and name.startswith(f"{optimizer}.") for name in zeroed)
 
 
 def _only_before(model: ModuleModel, loop: TrainingLoop, step, clearings) -> bool:
