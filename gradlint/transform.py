@@ -94,10 +94,14 @@ def _transform(text: str, operations: list, offset: int = 0) -> str:
         wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)  # tree is ours
     except cst.ParserSyntaxError as error:
         raise FixError(f"libcst cannot parse the code: {error.message}") from None
+    except cst.CSTValidationError as error:  # valid Python libcst refuses: `[(x)for x in xs]`
+        raise FixError(f"libcst cannot read the code: {error}") from None
     try:
         return _carry_out(wrapper, operations, offset)
     except cst.ParserSyntaxError as error:  # a fix's own code: a bug in a rule, never the user's file
         raise FixError(f"the fix's code does not parse: {error.message}") from None
+    except cst.CSTValidationError as error:
+        raise FixError(f"libcst cannot write the fixed code: {error}") from None
 
 
 def _carry_out(wrapper: MetadataWrapper, operations: list, offset: int) -> str:

@@ -148,6 +148,25 @@ def test_fix_goes_on_past_a_broken_file(work):
     assert "Fixed 1 issue in 1 file" in result.stderr
 
 
+# Valid Python that libcst's parser refuses (no space between `)` and `for`), in the function
+# the fix edits: libcst reads only the top-level statement it changes.
+LIBCST_REFUSES = ("        logits = model(x)\n", "        logits = model(x)\n        pairs = [(x if i else y)for _ in range(2)]\n")
+
+
+def test_code_libcst_cannot_read_keeps_its_findings_without_fixes(work):
+    import json
+
+    data = ACCUM_NOT_DIVIDED.replace(*LIBCST_REFUSES).encode()
+    path = put(work, "train.py", data)
+    result = gradlint("check", "--format", "json", "train.py")
+    assert result.exit_code == 1 and result.errors() == [], result
+    assert [(d["code"], d["fix"]) for d in json.loads(result.stdout)] == [("GL201", None)]
+    fixed = gradlint("fix", "--unsafe-fixes", "train.py")
+    assert fixed.exit_code == 1 and fixed.errors() == [], fixed
+    assert "GL201 not fixed: libcst cannot read the code" in fixed.stderr
+    assert path.read_bytes() == data
+
+
 def test_deeply_nested_expression_is_one_line(work):
     chain = " + 0.0 * x.sum()" * 5000
     put(work, "deep.py", f"for x in loader:\n    loss = model(x){chain}\n    loss.backward()\n")
