@@ -123,6 +123,7 @@ class Project:
         self._spelled: dict[tuple[Path, tuple[str, ...]], bool] = {}
         self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
         self._methods: dict[Path, dict[str, frozenset[str]]] = {}
+        self._callable_modules: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}
         self._additions: dict[Path, tuple[Path, ...]] = {}
 
@@ -279,6 +280,19 @@ class Project:
         class `name` does, or calls one that does."""
         symbols = self._words(path)[0]
         return symbols is not None and (name is None or name in symbols)
+
+    def defines_gradient_callable(self, path: Path) -> bool:
+        """Whether a module defines a class whose `__call__` may run backward (timm's
+        `NativeScaler`): a module importing anything from it may be handed an instance, called
+        under any name (`loss_scaler(loss, optimizer)`) by a loop that never spells backward."""
+        path = self._resolved(path)
+        if path not in self._callable_modules:
+            data = self._read(path)
+            self._callable_modules[path] = (
+                data is not None and b"__call__" in data and BACKWARD_CALL_BYTES.search(data) is not None
+                and bool(_symbols_spelling(data, _callable_touching_gradients, follow_calls=False))
+            )
+        return self._callable_modules[path]
 
     def backward_symbols(self, path: Path) -> frozenset[str]:
         """Top-level functions and classes of a module that call backward(), or call one that
@@ -1100,7 +1114,7 @@ class ProjectContext:
         found = False
         for located in self._imported_modules(text):
             name = located[1][0] if located[1] and located[1][0] != "*" else None
-            if self.project.calls_backward(located[0], name):
+            if self.project.calls_backward(located[0], name) or self.project.defines_gradient_callable(located[0]):
                 self._note(located[0])
                 found = True
         return found

@@ -354,6 +354,27 @@ def test_scaler_object_made_in_main_and_ddp_reach_the_engine(workdir, gradlint):
     assert codes(check(gradlint, ".")) == []
 
 
+def test_scaler_object_reaches_an_engine_that_imports_other_names_of_its_module(workdir, gradlint):
+    """The engine spells neither backward nor step, and imports only the logger from the module
+    that defines the scaler class: that import is enough to read the loop, which main.py hands
+    the scaler object and the DDP model."""
+    engine = textwrap.dedent(ENGINE_SCALER).replace("import util.misc as misc", "from util.misc import MetricLogger")
+    engine = engine.replace("misc.MetricLogger()", "MetricLogger()").replace(
+        "        loss_scaler(loss, optimizer, parameters=model.parameters(),\n"
+        "                    update_grad=(data_iter_step + 1) % accum_iter == 0)\n",
+        "        update_grad = (data_iter_step + 1) % accum_iter == 0\n"
+        "        loss_scaler(loss, optimizer, parameters=model.parameters(), update_grad=update_grad)\n",
+    )
+    assert "update_grad = (" in engine and "backward" not in engine
+    project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_UTIL, "engine.py": engine, "main.py": MAIN_SCALER})
+    assert codes(check(gradlint, ".")) == [("engine.py", "GL401")]
+    assert codes(check(gradlint, "engine.py")) == [("engine.py", "GL401")]
+    (workdir / "main.py").write_text(textwrap.dedent(MAIN_SCALER).replace(
+        "        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])\n", "        pass\n"
+    ))
+    assert codes(check(gradlint, ".")) == []
+
+
 TRAIN_AND_MAIN_SCALER = """
 import torch
 
