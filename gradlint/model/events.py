@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
-from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard
+from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted, from_dotted, with_names_replaced
@@ -37,6 +37,9 @@ class Kind(Enum):
     # Gradients copied onto other tensors (`master.grad = p.grad.float()`, fp32 master weights):
     # clearing the originals afterwards leaves the copies for the step.
     GRAD_COPY = auto()
+    # Gradients written from a store (`p.grad = backup[name]`, a sum kept aside over adversarial
+    # rounds): written after a clear, they are what the step reads.
+    GRAD_WRITE = auto()
     # Gradients handled by a framework (Accelerate, DeepSpeed, Lightning, closures): hands off.
     FRAMEWORK = auto()
 
@@ -271,7 +274,8 @@ class EventWalker:
         match stmt:
             case ast.If(test=test, body=body, orelse=orelse):
                 self._scan(stmt, [test])
-                self._branch(self._guard(stmt, True), body)
+                if not self._runs_once(stmt):  # a one-off block is no part of a training pass
+                    self._branch(self._guard(stmt, True), body)
                 if orelse:
                     self._branch(self._guard(stmt, False), orelse)
             case ast.For() | ast.AsyncFor() | ast.While():
@@ -307,6 +311,12 @@ class EventWalker:
             case _:
                 self._scan(stmt, [stmt])
                 self._assignment_events(stmt)
+
+    def _runs_once(self, stmt: ast.If) -> bool:
+        if not isinstance(self.frame.scope, FUNCTION_TYPES):
+            return False
+        loops = [n for n in self.frame.module.parents.chain(stmt)[1:] if isinstance(n, LOOP_TYPES)]
+        return bool(loops) and runs_once(stmt, self.frame.module.scope(self.frame.scope).assignments, loops)
 
     def _entry(self) -> "_Entry | None":
         """Where a loop of the unit's own code starts in this walk. Not for loops of helpers
@@ -614,6 +624,8 @@ class EventWalker:
                 self._add(Kind.GRAD_RESCALE, stmt, stmt)
             elif isinstance(stmt, ast.Assign) and _reads_grad(stmt.value, besides=dotted(target)):
                 self._add(Kind.GRAD_COPY, stmt, stmt)
+            elif isinstance(stmt, ast.Assign) and _stored(stmt.value):
+                self._add(Kind.GRAD_WRITE, stmt, stmt)
             elif (
                 isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None
                 and not _selective_clear(self.frame.module, stmt)
@@ -1062,6 +1074,11 @@ def _reads_grad(expr: ast.expr, besides: str | None) -> bool:
         isinstance(node, ast.Attribute) and node.attr == "grad" and (own is None or dotted(node.value) != own)
         for node in ast.walk(expr)
     )
+
+
+def _stored(expr: ast.expr) -> bool:
+    """`backup[name]`, `self.grad_backup[name]`: a tensor kept aside, looked up in a store."""
+    return isinstance(expr, ast.Subscript) and dotted(expr.value) is not None
 
 
 def _is_self(expr: ast.expr) -> bool:

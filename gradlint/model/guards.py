@@ -97,6 +97,26 @@ def flags_set(stmt: ast.If, holds: bool, assignments: dict[str, list[ast.stmt]],
     return tuple(found)
 
 
+def runs_once(stmt: ast.If, assignments: dict[str, list[ast.stmt]], loops: Sequence[ast.AST]) -> bool:
+    """`if not flops_measured: ...; flops_measured = True` in a loop: the block turns its own
+    flag off, and nothing in the loops around it turns the flag back on, so it runs on one
+    pass at most (a one-off measurement, a first-batch check), not on every micro-batch."""
+    terms = stmt.test.values if isinstance(stmt.test, ast.BoolOp) and isinstance(stmt.test.op, ast.And) else [stmt.test]
+    for term in terms:
+        test, holds = _positive(term, True)
+        if not isinstance(test, ast.Name):
+            continue
+        own = [
+            inner for inner in stmt.body
+            if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name)
+            and inner.targets[0].id == test.id and isinstance(inner.value, ast.Constant) and bool(inner.value.value) != holds
+        ]
+        others = [a for a in assignments.get(test.id, ()) if not any(a is o for o in own)]
+        if own and not any(loop.lineno <= a.lineno <= loop.end_lineno for a in others for loop in loops):
+            return True
+    return False
+
+
 def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: bool, flags_only: bool = True) -> bool:
     """Two sides of one test that cannot both hold (`x is None` and `x is not None`); with
     `flags_only`, only for tests of settings, whose value cannot change between the two."""

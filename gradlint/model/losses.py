@@ -81,7 +81,10 @@ class _Analysis:
                     return self.expr(left, scope, line, depth + 1)
                 if self.counts_processes(right, scope, line, depth) or self.corrects_partial_batch(right, scope, line):
                     return self.expr(left, scope, line, depth + 1)
-                if _averages_its_terms(left, right, scope) or _own_size(left, right) or self.per_micro_batch(right, scope, line, depth):
+                if (
+                    _averages_its_terms(left, right, scope) or _averages_written_terms(left, right) or _own_size(left, right)
+                    or self.per_micro_batch(right, scope, line, depth)
+                ):
                     return self.expr(left, scope, line, depth + 1)  # a mean over the terms: as raw as they are
                 return True
             case ast.BinOp(op=ast.Mult(), left=left, right=right) if _is_weight_literal(left) or _is_weight_literal(right):
@@ -427,6 +430,16 @@ def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> b
         if any(isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == total.id for s in ast.walk(loop)):
             return True
     return False
+
+
+def _averages_written_terms(total: ast.expr, divisor: ast.expr) -> bool:
+    """`(policy + value + aux) / 3`: a sum of written terms over a literal no larger than their
+    count weighs the terms against each other (their mean); a window's division would not be
+    tied to how many terms the loss has."""
+    terms = 1
+    while isinstance(total, ast.BinOp) and isinstance(total.op, (ast.Add, ast.Sub)):
+        terms, total = terms + 1, total.left
+    return terms >= 2 and _is_int_literal(divisor) and 2 <= divisor.value <= terms
 
 
 def _starts_a_sum(stmt: ast.stmt) -> bool:
