@@ -31,20 +31,30 @@ class MissingZeroGrad(Rule):
             steps = {}
             for step in loop.of(*STEPS):
                 if step.optimizer is not None:
-                    steps.setdefault(step.optimizer, step)
+                    steps.setdefault(step.optimizer, []).append(step)
             clearings = clearings_around(model, loop) if steps else []
-            # the walk names a helper's `optimizer.zero_grad()` by what each call passes it
-            zeroed = {z.optimizer for z in loop.of(Kind.ZERO_GRAD)}
-            for optimizer, step in steps.items():
-                if _zeroed(optimizer, zeroed) or _built_in_loop(model, loop, optimizer):
+            for optimizer, its_steps in steps.items():
+                if _built_in_loop(model, loop, optimizer):
                     continue
                 relevant = [c for c in clearings if clears_for([c], optimizer, set(steps))]
-                if relevant and not _only_before(model, loop, step, relevant):
-                    continue
-                never = (
-                    "that are never cleared" if not relevant else
-                    f"cleared only once, before the loop (`{model.source(relevant[0].node)}` at line {relevant[0].node.lineno})"
-                )
+                # the walk names a helper's `optimizer.zero_grad()` by what each call passes it
+                zeros = [z for z in loop.of(Kind.ZERO_GRAD) if z.optimizer is not None and _zeroed(optimizer, {z.optimizer})]
+                if zeros:
+                    step = _step_never_cleared(loop, its_steps, zeros, relevant)
+                    if step is None:
+                        continue
+                    never = (
+                        f"that are never cleared where it runs (`{model.source(zeros[0].node)}` at line "
+                        f"{zeros[0].node.lineno} runs only on the other side of a test)"
+                    )
+                else:
+                    step = its_steps[0]
+                    if relevant and not _only_before(model, loop, step, relevant):
+                        continue
+                    never = (
+                        "that are never cleared" if not relevant else
+                        f"cleared only once, before the loop (`{model.source(relevant[0].node)}` at line {relevant[0].node.lineno})"
+                    )
                 message = (
                     f"{code(model, step)} steps with gradients {never}: `.grad` keeps "
                     f"the sum of every backward so far, so step k applies the gradients of batches "
@@ -63,6 +73,21 @@ def _zeroed(optimizer: str, zeroed: set[str | None]) -> bool:
     """The optimizer, or the one a project wrapper holds (`self.optimizer.opt.zero_grad()` in
     the wrapper's `pre_step`, while the loop steps `self.optimizer`), is cleared in the loop."""
     return optimizer in zeroed or any(name and name.startswith(f"{optimizer}.") for name in zeroed)
+
+
+def _step_never_cleared(loop: TrainingLoop, steps, zeros, clearings):
+    """A step on a path of the loop where no clear runs: every `zero_grad()` of its optimizer
+    sits on the other side of a settings test (`if use_amp: scaled backward, step` / `else:
+    zero_grad, backward, step`), and nothing else could clear its gradients (no clear outside
+    these, none the model cannot attribute)."""
+    own = {id(z.node) for z in zeros}
+    if any(id(c.node) not in own for c in clearings):
+        return None
+    unattributed = [z for z in loop.of(Kind.ZERO_GRAD) if z.optimizer is None]
+    return next((
+        s for s in steps
+        if all(z.exclusive_with(s) for z in zeros) and all(z.exclusive_with(s) for z in unattributed)
+    ), None)
 
 
 def _only_before(model: ModuleModel, loop: TrainingLoop, step, clearings) -> bool:
