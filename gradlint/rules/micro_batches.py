@@ -84,11 +84,14 @@ class SchedulerPerMicroBatch(LoopRule):
         accumulation = loop.accumulation
         if accumulation is None:
             return
+        steps = [s for s in loop.on_path(*STEPS) if accumulation.covers(s)]
         step = loop.on_path(*STEPS)[-1]
         factor = factor_text(model, accumulation.factor)
         for sched in loop.on_path(Kind.SCHED_STEP):
             if sched.node.args or sched.node.keywords or not accumulation.runs_every_micro_batch(sched):
                 continue
+            if steps and all(sched.exclusive_with(s) for s in steps):
+                continue  # `if args.deepspeed: ... scheduler.step()` beside a hand-counted window it never runs with
             if sched.target in prepared_names(model):
                 continue  # Accelerate's scheduler wrapper steps only when the optimizer did
             if schedule_counts_micro_batches(model, sched, accumulation.factor):
