@@ -90,6 +90,11 @@ class _Analysis:
             case ast.BinOp(op=ast.Mult(), left=left, right=right) if _is_weight_literal(left) or _is_weight_literal(right):
                 # `0.05 * box_loss`: a term's fixed weight, not the window's (a literal cannot follow it)
                 return self.expr(right if _is_weight_literal(left) else left, scope, line, depth + 1)
+            case ast.BinOp(op=ast.Mult(), left=left, right=right) if (
+                self.counts_processes(left, scope, line, depth) or self.counts_processes(right, scope, line, depth)
+            ):  # `loss * world_size`: DDP's mean over processes undone, the window untouched
+                scaled = right if self.counts_processes(left, scope, line, depth) else left
+                return self.expr(scaled, scope, line, depth + 1)
             case ast.BinOp(op=ast.Mult(), left=left, right=right):
                 factor, value = (left, right) if self.counts(left, scope, line) else (right, left)
                 if self.counts(factor, scope, line):  # `loss * 2`, `loss.mean() * targets.size(1)`: scaled up
@@ -343,7 +348,9 @@ class _Analysis:
         if isinstance(stmt, ast.AugAssign):
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) and self.counts_processes(stmt.value, scope, stmt.lineno, depth):
                 return self.name(target, scope, stmt.lineno, depth + 1)
-            if isinstance(stmt.op, ast.Mult) and _is_weight_literal(stmt.value):  # `lbox *= 0.05`
+            if isinstance(stmt.op, ast.Mult) and (
+                _is_weight_literal(stmt.value) or self.counts_processes(stmt.value, scope, stmt.lineno, depth)
+            ):  # `lbox *= 0.05`; `loss *= world_size`, undoing DDP's mean over processes
                 return self.name(target, scope, stmt.lineno, depth + 1)
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) or (
                 isinstance(stmt.op, ast.Mult) and not _is_count(stmt.value)
