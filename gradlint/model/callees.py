@@ -185,7 +185,27 @@ def classes_of_instance(module: "ModuleModel", value: ast.expr | None) -> list[t
     built = class_of_instance(module, value)
     if built is not None:
         return [built]
-    return _registry_classes(module, constructor(value).func) if isinstance(value, ast.Call) else []
+    if not isinstance(value, ast.Call):
+        return []
+    return _registry_classes(module, constructor(value).func) or _factory_classes(module, value)
+
+
+def _factory_classes(module: "ModuleModel", call: ast.Call) -> list[tuple["ModuleModel", ast.ClassDef]]:
+    """`build_trainer(cfg, ...)`, a project function each of whose returns builds an instance of
+    a class the model can read (`return YoloTrainer(...)` on one branch, `return RTDetrTrainer(...)`
+    on another): the classes it may build."""
+    if not isinstance(call.func, ast.Name):
+        return []
+
+    def compute():
+        callee = resolve_callee(module, call, CallContext(module, module.tree, None))
+        if callee is None or not isinstance(callee.function, FUNCTIONS) or callee.cls is not None:
+            return []
+        returns = callee.module.returns(callee.function)
+        classes = [class_of_instance(callee.module, r) for r in returns]
+        return classes if classes and all(classes) else []
+
+    return module.memo(("factory classes", id(call)), compute)
 
 
 def _registry_classes(module: "ModuleModel", expr: ast.expr) -> list[tuple["ModuleModel", ast.ClassDef]]:
@@ -282,6 +302,15 @@ def _instance_method(module: "ModuleModel", owner: ast.expr, call: ast.Call, con
     if classes or not names_project_gradient_method(name):
         return _common_method(classes, name)
     return _configured_method(module, owner, call, context)
+
+
+def possible_methods(module: "ModuleModel", call: ast.Call, context: CallContext) -> list[Callee]:
+    """Each method `obj.name(...)` may run when `obj` is an instance of one of several classes
+    (what a factory builds as a config decides): a caller of each, for what it passes."""
+    if not isinstance(call.func, ast.Attribute) or isinstance(call.func.value, ast.Name) and call.func.value.id == "self":
+        return []
+    classes = _instance_classes(module, call.func.value, context, follow_callers=False)
+    return [m for owner, cls in classes if (m := find_method(owner, cls, call.func.attr)) is not None]
 
 
 def _configured_method(module: "ModuleModel", owner: ast.expr, call: ast.Call, context: CallContext) -> Callee | None:

@@ -511,9 +511,17 @@ class Project:
                 if spelled != last:
                     continue
                 symbol = self.resolve(candidate, module.imports, site.callee)
-                if symbol is not None and symbol.path == path and ".".join(symbol.names) == name:
+                if (symbol is not None and symbol.path == path and ".".join(symbol.names) == name) or (
+                    "." in name and rest and self._made_by_factory(candidate, module, head)
+                ):
                     found.append((candidate, replace(site, arguments=tuple(self._argument_roles(candidate, module, site)))))
         return found
+
+    def _made_by_factory(self, path: Path, module: ModuleSummary, head: str) -> bool:
+        """`build_trainer.train`: a method called on what a project function returns (which
+        class it builds, a config decides); the caller's model tells whether it runs the method."""
+        symbol = self.resolve(path, module.imports, head)
+        return symbol is not None and isinstance(symbol.summary, FunctionSummary)
 
     def _importers_of(self, path: Path, stem: str, name: str) -> list[Path]:
         """Files whose import lines name the module, and, when its package's `__init__.py`
@@ -899,7 +907,7 @@ class ProjectContext:
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
         """Calls of `function` (of the module this context belongs to) in other project
         modules: only modules whose summary shows a call of it are parsed."""
-        from gradlint.model.callees import CallContext, class_of_instance, class_of_scope, resolve_callee
+        from gradlint.model.callees import CallContext, class_of_instance, class_of_scope, possible_methods, resolve_callee
 
         if self.project is None or not isinstance(function, FUNCTIONS):
             return []
@@ -922,7 +930,9 @@ class ProjectContext:
                     runs = made is not None and made[1] is cls
                 else:
                     callee = resolve_callee(caller, call, context)
-                    runs = callee is not None and callee.function is function
+                    runs = (callee.function is function) if callee is not None else any(
+                        m.function is function for m in possible_methods(caller, call, context)
+                    )
                 if runs:
                     self._note(path)
                     found.append((call, context))

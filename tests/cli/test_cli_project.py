@@ -2084,3 +2084,76 @@ def test_cleared_before_the_loop_and_by_a_helper_of_another_module_is_not_gl104(
     once = gradlint("check", "--select", "GL104", "--format", "concise", "--no-cache", ".")
     assert codes(once) == [("train.py", "GL104")], once
     assert "cleared only once, before the loop" in once.stdout
+
+
+FACTORY_ENGINE = """
+import torch
+
+
+class DetTrainer:
+    def __init__(self, args, optimizer, loader):
+        self.args, self.optimizer, self.loader = args, optimizer, loader
+        self.accumulate = max(1, 64 // args.batch_size)
+
+    def train(self, model):
+        for epoch in range(self.args.epochs):
+            self.train_one_epoch(model)
+
+    def train_one_epoch(self, model):
+        for i, (images, targets) in enumerate(self.loader):
+            loss = model(images, targets)["loss"] / self.accumulate
+            loss.backward()
+            if (i + 1) % self.accumulate == 0 or i + 1 == len(self.loader):
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+
+
+class DetrTrainer:
+    def __init__(self, args, optimizer, loader):
+        self.args, self.optimizer, self.loader = args, optimizer, loader
+
+    def train(self, model):
+        for epoch in range(self.args.epochs):
+            for images, targets in self.loader:
+                loss = model(images, targets)["loss"]
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1)
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+
+
+def build_trainer(args, optimizer, loader):
+    if args.trainer == "det":
+        return DetTrainer(args, optimizer, loader)
+    elif args.trainer == "detr":
+        return DetrTrainer(args, optimizer, loader)
+    raise NotImplementedError(args.trainer)
+"""
+
+FACTORY_MAIN = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from engine import build_trainer
+
+
+def main(args, model, loader):
+    if args.distributed:
+        model = DDP(model, device_ids=[args.gpu])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    trainer = build_trainer(args, optimizer, loader)
+    trainer.train(model)
+"""
+
+
+def test_a_trainer_a_factory_chooses_by_config_gets_the_ddp_model_its_caller_passes(workdir, gradlint):
+    """`build_trainer` returns one of two trainer classes as a config says; `trainer.train(model)`
+    may run either's `train`, so each gets the DDP model main.py passes. Only the accumulating
+    one lacks `no_sync`."""
+    project(workdir, {"engine.py": FACTORY_ENGINE, "main.py": FACTORY_MAIN})
+    assert codes(check(gradlint, ".")) == [("engine.py", "GL401")]
+    assert codes(check(gradlint, "engine.py")) == [("engine.py", "GL401")]
+    (workdir / "main.py").write_text(textwrap.dedent(FACTORY_MAIN).replace(
+        "        model = DDP(model, device_ids=[args.gpu])\n", "        pass\n"
+    ))
+    assert codes(check(gradlint, ".")) == []
