@@ -77,6 +77,10 @@ def unsynced_step(loop: "TrainingLoop") -> UnsyncedStep | None:
         # syncs on the residue alone: `no_sync if i % N != r` (or the `else` of `== r`)
         if sync.equal != switched_when and not sync.same_residue(step):
             return UnsyncedStep(switch, test, not switched_when, guard.test)
+        # syncs everywhere but on the residue, which is the step's: `sync = i % N != 0` beside
+        # a step on `i % N == 0`, the polarity turned around
+        if sync.equal == switched_when and sync.same_residue(step):
+            return UnsyncedStep(switch, test, not switched_when, guard.test)
     return None
 
 
@@ -89,6 +93,9 @@ def _switch_test(switch: Event) -> tuple[ast.expr | None, bool]:
                 return node.test, True
             if any(n is switch.node for n in ast.walk(node.orelse)):
                 return node.test, False
+    stmt = switch.stmt
+    if isinstance(stmt, ast.Assign) and any(t is switch.node for t in stmt.targets) and not isinstance(stmt.value, ast.Constant):
+        return stmt.value, False  # `model.require_backward_grad_sync = test`: syncs where it holds
     guard = switch.guards[-1] if switch.guards else None
     return (guard.test, guard.holds) if guard is not None and isinstance(guard.node, ast.If) else (None, False)
 

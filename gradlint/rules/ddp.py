@@ -63,7 +63,9 @@ class DdpAccumulationWithoutNoSync(Rule):
 
 
     def _sync_off_the_step(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
-        """`no_sync` skipped on a micro-batch of the window other than the one that steps."""
+        """Sync left on for a micro-batch of the window other than the one that steps, and off
+        for the one that steps (`no_sync` on the wrong residue, or `require_backward_grad_sync`
+        assigned the window's test turned around)."""
         unsynced = unsynced_step(loop)
         if unsynced is None or unsynced.switch.elsewhere:
             return
@@ -72,8 +74,8 @@ class DdpAccumulationWithoutNoSync(Rule):
         message = (
             f"`{switch.target}` synchronises gradients only {where}, but the step runs where "
             f"`{model.source(unsynced.step_test)}`: the micro-batch "
-            f"that steps runs under `no_sync`, so each rank steps with gradients the others never "
-            f"averaged and the replicas drift apart; skip `no_sync` on the micro-batch that steps"
+            f"that steps does not synchronise, so each rank steps with gradients the others never "
+            f"averaged and the replicas drift apart; synchronise on the micro-batch that steps"
         )
         yield Finding(self.code, model.span(switch.anchor), message, None)
 
