@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.events import Event, Kind
+from gradlint.model.events import NO_SYNC_ATTRIBUTES, Event, Kind
 from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
@@ -79,9 +79,18 @@ def unsynced_step(loop: "TrainingLoop") -> UnsyncedStep | None:
             return UnsyncedStep(switch, test, not switched_when, guard.test)
         # syncs everywhere but on the residue, which is the step's: `sync = i % N != 0` beside
         # a step on `i % N == 0`, the polarity turned around
-        if sync.equal == switched_when and sync.same_residue(step):
+        if sync.equal == switched_when and sync.same_residue(step) and _turns_sync_off(switch):
             return UnsyncedStep(switch, test, not switched_when, guard.test)
     return None
+
+
+def _turns_sync_off(switch: Event) -> bool:
+    """DDP's own switches, taken to turn sync off (`no_sync`, the flag set false); a wrapper's
+    `enable_allreduce()` is taken to turn it on."""
+    node = switch.node
+    if isinstance(node, ast.Attribute):
+        return node.attr in NO_SYNC_ATTRIBUTES
+    return isinstance(node, ast.Call) and dotted(node.func) == "getattr"
 
 
 def _switch_test(switch: Event) -> tuple[ast.expr | None, bool]:
