@@ -163,6 +163,8 @@ class StepBypassesScaler(Rule):
                 backward, scaler = scaled[-1]
                 if scaler_enabled(model, scaler) is not True or _only_while_disabled(model, scaler, step):
                     continue
+                if _hands_over(step.node, scaler):
+                    continue  # `self.optim.step(scaler=self.grad_scaler)`: a wrapper that steps through it
                 optimizer = step.optimizer
                 if backward.by_accelerator and optimizer in prepared_names(model):
                     continue  # the accelerator's own optimizer: its step unscales and skips inf/NaN steps
@@ -244,6 +246,19 @@ def _scaled_on_another_path(model: ModuleModel, backward, step) -> bool:
         if block and block[0].lineno <= call.lineno <= block[-1].end_lineno
     ] if module is (step.module or model) else []
     return any(opposite(test, holds, g.test, g.holds) for test, holds in sides for g in step.guards)
+
+
+def _hands_over(step: ast.AST, scaler: str) -> bool:
+    """The step call is given the scaler (`optim.step(scaler=self.grad_scaler)`): torch's
+    optimizers take no scaler, so a project wrapper steps through it."""
+    if not isinstance(step, ast.Call):
+        return False
+    return any(dotted(a) == scaler for a in step.args) or any(
+        k.arg is not None and (dotted(k.value) == scaler or "scaler" in k.arg) and not (
+            isinstance(k.value, ast.Constant) and k.value.value is None
+        )
+        for k in step.keywords
+    )
 
 
 def _only_while_disabled(model: ModuleModel, scaler: str, step) -> bool:
