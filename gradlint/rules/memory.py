@@ -150,10 +150,39 @@ def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str]):
 
 def _converted_before(model: ModuleModel, loop: ast.stmt, loss: ast.expr, line: int) -> bool:
     """The loop sets the name to a number or a detached copy before `line` (`loss =
-    loss.item()` after the backward, then `meter.update(loss)`): no graph is held there."""
+    loss.item()` after the backward, then `meter.update(loss)`), maybe through a scaling of it
+    (`loss = loss / world_size`) or a helper it is handed to that converts what it returns
+    (`[loss] = all_reduce_to_floats([loss])`): no graph is held there."""
     name = dotted(loss)
-    earlier = [s for s in model.scope(model.parents.scope_of(loop)).before(name, line) if s.lineno >= loop.lineno] if name else []
-    return bool(earlier) and _no_graph(max(earlier, key=lambda s: s.lineno))
+    scope = model.parents.scope_of(loop)
+    earlier = sorted((s for s in model.scope(scope).before(name, line) if s.lineno >= loop.lineno), key=lambda s: s.lineno) if name else []
+    while earlier:
+        latest = earlier.pop()
+        if _no_graph(latest) or _converted_by_helper(model, scope, latest, name):
+            return True
+        value = getattr(latest, "value", None)
+        rescaled = isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)) and name in (dotted(value.left), dotted(value.right))
+        if not rescaled:
+            return False
+    return False
+
+
+def _converted_by_helper(model: ModuleModel, scope: ast.AST, stmt: ast.stmt, name: str) -> bool:
+    """`[loss] = reduce_for_logging(variables=[loss])`: the loss is handed to a project function
+    that converts tensors to numbers (`.item()`, `float(...)`), and what it returns replaces it."""
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, ast.Call) or not any(dotted(n) == name for n in ast.walk(value) if n is not value.func):
+        return False
+    callee = resolve_callee(model, value, CallContext(model, scope, class_of_scope(model, scope)))
+    if callee is None or not isinstance(callee.function, FUNCTION_TYPES):
+        return False
+    return any(
+        isinstance(n, ast.Call) and (
+            (isinstance(n.func, ast.Attribute) and n.func.attr in DETACHING_METHODS)
+            or (isinstance(n.func, ast.Name) and n.func.id in NUMBER_TYPES)
+        )
+        for n in ast.walk(callee.function)
+    )
 
 
 def _no_graph(stmt: ast.stmt) -> bool:
