@@ -467,11 +467,41 @@ def _unpacked_classes(module: "ModuleModel", stmt: ast.stmt, name: str, scope: a
     """The classes of `name` unpacked from what a project function returns (`a, b = f(...)`,
     `f` ending in `return a, b`), read in the function; None for any other assignment and for
     calls the model cannot read."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
-            and isinstance(stmt.value, ast.Call)):
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)):
+        return None
+    if isinstance(stmt.value, ast.Name):  # `scaler_ae, scaler_disc = loss_scaler`, a list made here or by callers
+        return module.memo(("unpacked elements", id(stmt), name), lambda: _unpacked_elements(module, stmt, name, scope))
+    if not isinstance(stmt.value, ast.Call):
         return None
     # asked again while resolving its own call (`a, b = a.split(...)`): nothing known
     return module.memo(("unpacked classes", id(stmt), name), lambda: _returned_classes(module, stmt, name, scope))
+
+
+def _unpacked_elements(module: "ModuleModel", stmt: ast.Assign, name: str, scope: ast.AST):
+    """The classes of `name` in `a, b = pair`, where `pair` is a list or tuple written out here or
+    by every caller that passes it (`loss_scaler = [NativeScaler(), NativeScaler()]`, handed to
+    the engine): the element at `name`'s place."""
+    names = [dotted(t) for t in stmt.targets[0].elts]
+    if name not in names or any(isinstance(t, ast.Starred) for t in stmt.targets[0].elts):
+        return None
+    index, container = names.index(name), stmt.value.id
+    context = CallContext(module, scope, class_of_scope(module, scope))
+    sources = [(module, v, context) for v in _assigned_values(module, container, context) if v is not stmt.value]
+    if not sources and _is_parameter(scope, container):
+        for call, caller in callers(module, scope):
+            argument = bind_arguments(Callee(module, scope, context.cls), call).get(container)
+            if argument is None:
+                return None
+            sources.append((caller.module, argument, caller))
+    found = []
+    for owner, value, where in sources:
+        if isinstance(value, ast.Name):
+            values = _assigned_values(owner, value.id, where)
+            value = values[0] if len(values) == 1 else None
+        if not (isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) == len(names)):
+            return None
+        found.extend(_instance_classes(owner, value.elts[index], where, follow_callers=False))
+    return found or None
 
 
 def _returned_classes(module: "ModuleModel", stmt: ast.Assign, name: str, scope: ast.AST):

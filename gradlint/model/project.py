@@ -578,6 +578,17 @@ def _called_parameters(function: ast.FunctionDef, params: list[str]) -> set[str]
     }
 
 
+def _called_unpacked(function: ast.FunctionDef, params: list[str]) -> set[str]:
+    """Names `function` unpacks from a parameter (`a, b = pair`) and calls."""
+    unpacked = {
+        target.id for stmt in ast.walk(function)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+        and isinstance(stmt.value, ast.Name) and stmt.value.id in params
+        for target in stmt.targets[0].elts if isinstance(target, ast.Name)
+    }
+    return unpacked & _called_parameters(function, sorted(unpacked)) if unpacked else set()
+
+
 def _given_here(module: "ModuleModel", function: ast.FunctionDef, called: set[str], touching: set[str]) -> set[str]:
     """Parameters of `function` among `called` that a call in its own module passes an object
     made by one of the `touching` names (`loss_scaler = NativeScaler()` in `main`)."""
@@ -885,7 +896,14 @@ class ProjectContext:
         for function in module.functions.values():
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
             text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
-            if not called_names(text).intersection(params) or not GRADIENT_WORDS.search(text):
+            if not GRADIENT_WORDS.search(text):
+                continue
+            calls = called_names(text)
+            if calls:
+                # `scaler_ae, scaler_disc = loss_scaler`, then `scaler_ae(loss, opt_ae)`: what the
+                # elements are, the walk asks the callers
+                names |= _called_unpacked(function, params) & calls
+            if not calls.intersection(params):
                 continue  # the text first: a docstring's "optimizer (`Optimizer`):" reads as a call
             called = _called_parameters(function, params)
             if not called:

@@ -2157,3 +2157,56 @@ def test_a_trainer_a_factory_chooses_by_config_gets_the_ddp_model_its_caller_pas
         "        model = DDP(model, device_ids=[args.gpu])\n", "        pass\n"
     ))
     assert codes(check(gradlint, ".")) == []
+
+
+PAIR_ENGINE = """
+import torch
+
+import util.misc as misc
+
+
+def train_one_epoch(model, data_loader, optimizer, device, epoch, loss_scaler, args=None):
+    model.train(True)
+    opt_ae, opt_disc = optimizer
+    scaler_ae, scaler_disc = loss_scaler
+    for step, images in enumerate(data_loader):
+        loss = model(images.to(device), stage=0) / args.accum_iter
+        scaler_ae(loss, opt_ae, parameters=model.parameters(), update_grad=(step + 1) % args.accum_iter == 0)
+        if (step + 1) % args.accum_iter == 0:
+            opt_ae.zero_grad()
+        if epoch >= args.disc_start:
+            d_loss = model(images.to(device), stage=1) / args.accum_iter
+            scaler_disc(d_loss, opt_disc, parameters=model.parameters(), update_grad=(step + 1) % args.accum_iter == 0)
+            if (step + 1) % args.accum_iter == 0:
+                opt_disc.zero_grad()
+"""
+
+PAIR_MAIN = """
+import torch
+
+from util.misc import NativeScalerWithGradNormCount as NativeScaler
+from engine import train_one_epoch
+
+
+def main(args, model, loader):
+    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+    opt_ae = torch.optim.Adam(model.module.autoencoder.parameters(), lr=args.lr)
+    opt_disc = torch.optim.Adam(model.module.discriminator.parameters(), lr=args.lr)
+    scaler_ae = NativeScaler()
+    scaler_disc = NativeScaler()
+    optimizer = [opt_ae, opt_disc]
+    loss_scaler = [scaler_ae, scaler_disc]
+    for epoch in range(args.epochs):
+        train_one_epoch(model, loader, optimizer, args.device, epoch, loss_scaler, args=args)
+"""
+
+
+def test_scaler_objects_handed_over_in_a_list_and_unpacked_by_the_engine(workdir, gradlint):
+    """A VQGAN engine unpacks the two optimizers and the two scaler objects main.py hands it as
+    lists: each scaler is the NativeScaler-style object at its place, run on the DDP model."""
+    project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_UTIL, "engine.py": PAIR_ENGINE, "main.py": PAIR_MAIN})
+    assert codes(check(gradlint, ".")) == [("engine.py", "GL401")]
+    (workdir / "main.py").write_text(textwrap.dedent(PAIR_MAIN).replace(
+        "    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])\n", ""
+    ).replace("model.module.", "model."))
+    assert codes(check(gradlint, ".")) == []
