@@ -7,7 +7,8 @@
 Prints precision and recall per code, for the five founding rules together, for every judged
 code, and for the codes this gradlint reports; then the false positives and false negatives
 with their locations, the misses grouped by the shape of the loop (the manifest's `shape`).
-`--json FILE` also writes the numbers and lists for scripts.
+`--json FILE` also writes the numbers and lists for scripts, and the findings outside every
+judged loop (to read by hand: precision the judged loops do not measure).
 """
 
 from __future__ import annotations
@@ -180,6 +181,11 @@ def report(entries: list[Entry], spans: list[Span], outcome: Outcome, have: set[
                 "shape": list(by_id[i].shape),
             }
             for i, c in sorted(outcome.false_negatives)
+        ],
+        # findings in the materialized files outside every judged loop: unjudged, to read by hand
+        "unjudged": [
+            {"code": f.code, "path": f.path, "line": f.line, "message": f.message}
+            for f in sorted(outcome.unjudged, key=lambda f: (f.path, f.line, f.code))
         ],
     }
 

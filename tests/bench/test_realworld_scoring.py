@@ -199,3 +199,12 @@ def test_spans_are_found_in_a_file_that_opens_with_a_byte_order_mark(tmp_path):
     spans, problems = score.build_spans(tmp_path, [loop])
     assert problems == []
     assert [(s.start, s.end) for s in spans] == [(11, 14)]
+
+
+def test_the_report_lists_the_findings_outside_every_judged_loop():
+    score_script = _load("score")
+    entries = [entry("a", expected=["GL201"])]
+    spans = [span("a", 10, 20)]
+    outcome = scoring.match(entries, spans, [finding("GL201", 12), finding("GL101", 30), finding("GL104", 5)])
+    results = score_script.report(entries, spans, outcome, {"GL101", "GL104", "GL201"})
+    assert [(u["code"], u["line"]) for u in results["unjudged"]] == [("GL104", 5), ("GL101", 30)]
