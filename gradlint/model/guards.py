@@ -55,6 +55,7 @@ class Guard:
             return self.holds != other.holds
         return (
             opposite(self.compared, self.holds, other.compared, other.holds)
+            or different_values(self.compared, self.holds, other.compared, other.holds)
             or any(f.rules_out(other) for f in self.sets) or any(f.rules_out(self) for f in other.sets)
         )
 
@@ -122,6 +123,24 @@ def opposite(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: boo
     `flags_only`, only for tests of settings, whose value cannot change between the two."""
     (test, holds), (other_test, other_holds) = _positive(test, holds), _positive(other_test, other_holds)
     return holds != other_holds and (not flags_only or _is_flag(test)) and ast.dump(test) == ast.dump(other_test)
+
+
+def different_values(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: bool) -> bool:
+    """`env_type == "pytorchDDP"` and `env_type == "pytorch"` both holding: one setting cannot
+    equal two different constants (settings only, as for `opposite`)."""
+    first, second = _equals_constant(test, holds), _equals_constant(other_test, other_holds)
+    return first is not None and second is not None and first[0] == second[0] and first[1] != second[1]
+
+
+def _equals_constant(test: ast.expr, holds: bool) -> tuple[str, object] | None:
+    """(setting, value) of `setting == constant` (or `constant == setting`) where it holds."""
+    test, holds = _positive(test, holds)
+    if not (holds and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    for side, value in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        if isinstance(value, ast.Constant) and value.value is not None and dotted(side) is not None:
+            return dotted(side), value.value
+    return None
 
 
 def conjunction_excludes(guards: Sequence["Guard"], others: Sequence["Guard"]) -> bool:
