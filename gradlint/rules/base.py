@@ -72,6 +72,9 @@ class LoopRule(Rule):
     # True: loops stepping several optimizers by hand (a GAN's turns, a second net's optimizer)
     # are read too, as they are, when no framework steps
     reads_several_optimizers: ClassVar[bool] = False
+    # True: a loop whose optimizers take turns (a GAN's generator accumulating over a window while
+    # the discriminator steps every batch) is read turn by turn, each as its optimizer sees it
+    reads_turns: ClassVar[bool] = False
 
     def check(self, model: "ModuleModel") -> Iterator[Finding]:
         for loop in model.loops:
@@ -80,6 +83,9 @@ class LoopRule(Rule):
                 view = loop
             if view is not None:
                 yield from self.check_loop(model, view)
+            elif self.reads_turns:
+                for turn in loop.optimizer_phases:
+                    yield from self.check_loop(model, turn)
 
     def check_loop(self, model: "ModuleModel", loop: "TrainingLoop") -> Iterator[Finding]:
         raise NotImplementedError

@@ -177,6 +177,7 @@ class DroppedTailMicroBatches(LoopRule):
     name = "dropped-tail-micro-batches"
     summary = "the epoch's last partial accumulation window never reaches a step"
     fix_applicability = "unsafe"
+    reads_turns = True
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         tail = epoch_tail(model, loop)

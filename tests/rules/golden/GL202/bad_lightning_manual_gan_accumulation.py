@@ -22,14 +22,14 @@ class AutoencoderGAN(pl.LightningModule):
 
         ae_loss = self.loss(qloss, batch, recon, optimizer_idx=0, global_step=self.global_step) / self.accumulate_grad_batches
         self.manual_backward(ae_loss)
-        if (batch_idx + 1) % self.accumulate_grad_batches == 0:
+        if (batch_idx + 1) % self.accumulate_grad_batches == 0 or batch_idx + 1 == self.trainer.num_training_batches:  # expect: GL205
             self.clip_gradients(g_opt, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
             g_opt.step()
             g_opt.zero_grad()  # expect: GL202
 
         disc_loss = self.loss(qloss, batch, recon.detach(), optimizer_idx=1, global_step=self.global_step) / self.accumulate_grad_batches
         self.manual_backward(disc_loss)
-        if (batch_idx + 1) % self.accumulate_grad_batches == 0:
+        if (batch_idx + 1) % self.accumulate_grad_batches == 0 or batch_idx + 1 == self.trainer.num_training_batches:  # expect: GL205
             self.clip_gradients(d_opt, gradient_clip_val=self.grad_clip, gradient_clip_algorithm="norm")
             d_opt.step()
             d_opt.zero_grad()  # expect: GL202
