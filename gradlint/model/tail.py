@@ -76,7 +76,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         return None
     if _single_pass(model, node) and _breaks_on(node.body, counter, _counted_up(node)):
         return None  # one pass that stops at a budget of updates: the run ends at a step
-    if source is not None and _asserts_whole_windows(model, node, source):
+    if source is not None and (_asserts_whole_windows(model, node, source) or _sized_to_the_window(model, node, source, accumulation.factor)):
         return None
     block = model.parents.block.get(node, [])
     before = block[: block.index(node)] if node in block else []
@@ -423,6 +423,28 @@ def _asserts_whole_windows(model: "ModuleModel", loop: ast.For, source: ast.expr
             for n in ast.walk(stmt.test)
         )
         for stmt in before
+    )
+
+
+def _sized_to_the_window(model: "ModuleModel", loop: ast.For, source: ast.expr, factor: ast.expr | None) -> bool:
+    """`buffer = [None] * accum_steps` (in `__init__` for `self.buffer`): the loop runs over
+    exactly one window, so the window it closes is never partial."""
+    if factor is None:
+        return False
+    name = dotted(source)
+    scope = model.parents.scope_of(loop)
+    cls = model.parents.enclosing_class(scope) if name and name.startswith("self.") else None
+    values = (
+        model.class_attributes(cls).get(name.removeprefix("self."), []) if cls is not None
+        else [getattr(s, "value", None) for s in model.scope(scope).assignments.get(name or "", ())]
+    )
+    window = ast.dump(factor)
+    return bool(values) and all(
+        isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mult) and any(
+            isinstance(side, ast.List) and ast.dump(other) == window
+            for side, other in ((v.left, v.right), (v.right, v.left))
+        )
+        for v in values
     )
 
 
