@@ -346,7 +346,10 @@ class _Analysis:
 
     def assignment(self, stmt: ast.stmt, target: ast.expr, scope: ast.AST, depth: int) -> bool | None:
         if isinstance(stmt, ast.AugAssign):
-            if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) and self.counts_processes(stmt.value, scope, stmt.lineno, depth):
+            if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) and (
+                self.counts_processes(stmt.value, scope, stmt.lineno, depth)
+                or _averages_its_terms(stmt.target, stmt.value, scope)  # `total_loss /= len(turns)`
+            ):
                 return self.name(target, scope, stmt.lineno, depth + 1)
             if isinstance(stmt.op, ast.Mult) and (
                 _is_weight_literal(stmt.value) or self.counts_processes(stmt.value, scope, stmt.lineno, depth)
