@@ -29,6 +29,7 @@ NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accu
 # which leaves each rank's loss as large as before, so it does not divide by the window.
 PROCESS_COUNT_NAMES = frozenset({"world_size", "num_gpus", "n_gpu", "n_gpus", "ngpus", "num_processes", "num_replicas"})
 PER_SAMPLE_WORDS = frozenset({"reward", "rewards", "advantage", "advantages", "returns"})
+LENGTH_WORDS = frozenset({"len", "length", "lengths", "ntokens", "tokens"})  # what a loss is weighted up by
 BATCH_SIZE_WORDS = frozenset({"batch", "bs", "runt"})
 WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "accum", "accumulated", "world", "all"})
 WINDOW_PART_WORDS = frozenset({"micro", "microbatch", "mb", "chunk", "sub", "piece", "shard", "slice"})
@@ -63,8 +64,9 @@ class _Analysis:
         self.counters: list[ast.expr] = []  # running counters divided by on the way
 
     def counts(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
-        """A count (`_is_count`), or a name the code assigns one (`batch_size = inputs.size(0)`)."""
-        if _is_count(expr):
+        """A count (`_is_count`), a name saying it is a length (`sentence_len`, `n_tokens`), or
+        a name the code assigns one (`batch_size = inputs.size(0)`)."""
+        if _is_count(expr) or _names_a_length(expr):
             return True
         if not isinstance(expr, ast.Name):
             return False
@@ -250,7 +252,8 @@ class _Analysis:
         if name is None:
             return None
         table = self.model.scope(scope)
-        assignments = table.before(name, line)
+        # an assignment on the other branch of an `if` the line sits in never reaches it
+        assignments = [s for s in table.before(name, line) if not _other_branch(self.model, s, line)]
         if not assignments:
             passed = self.passed(expr, scope)
             if passed is not None:
@@ -466,6 +469,23 @@ def _starts_a_sum(stmt: ast.stmt) -> bool:
 
 def _is_zero_or_none(value: ast.expr | None) -> bool:
     return isinstance(value, ast.Constant) and (value.value is None or (type(value.value) in (int, float) and value.value == 0))
+
+
+def _other_branch(model: "ModuleModel", stmt: ast.stmt, line: int) -> bool:
+    """`stmt` sits in one branch of an `if` and `line` in the other."""
+    chain = model.parents.chain(stmt)
+    for inner, node in zip(chain, chain[1:]):
+        if isinstance(node, ast.If) and node.orelse:
+            other = node.orelse if inner in node.body else node.body
+            if other[0].lineno <= line <= other[-1].end_lineno:
+                return True
+    return False
+
+
+def _names_a_length(expr: ast.expr) -> bool:
+    """`sentence_len`, `seq_length`, `n_tokens`: a length a per-item loss is weighted up by."""
+    name = dotted(expr)
+    return name is not None and bool(set(name.rsplit(".", 1)[-1].lower().split("_")) & LENGTH_WORDS)
 
 
 def _is_per_sample_quantity(name: str) -> bool:
