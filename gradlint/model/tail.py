@@ -72,7 +72,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if counted is None:
         return None
     counter, start, source, restarts = counted
-    if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizer):
+    if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizers):
         return None
     if _single_pass(model, node) and _breaks_on(node.body, counter, _counted_up(node)):
         return None  # one pass that stops at a budget of updates: the run ends at a step
@@ -482,8 +482,9 @@ def _reads(expr: ast.expr, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
 
 
-def _steps_after(model: "ModuleModel", loop: ast.For, optimizer: str | None) -> bool:
-    """A step of the loop's optimizer (or through a scaler) after the loop: the tail's flush."""
+def _steps_after(model: "ModuleModel", loop: ast.For, optimizers: frozenset[str]) -> bool:
+    """A step of one of the loop's optimizers (or through a scaler) after the loop: the tail's
+    flush (of a GAN's two optimizers stepped together, either)."""
     chain = model.parents.chain(loop)
     for stmt in chain:
         block = model.parents.block.get(stmt, [])
@@ -491,6 +492,6 @@ def _steps_after(model: "ModuleModel", loop: ast.For, optimizer: str | None) -> 
             for node in ast.walk(later):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step":
                     receiver = node.func.value
-                    if dotted(receiver) == optimizer or model.roles.of(receiver) is Role.SCALER:
+                    if dotted(receiver) in optimizers or model.roles.of(receiver) is Role.SCALER:
                         return True
     return False
