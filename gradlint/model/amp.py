@@ -11,6 +11,7 @@ from gradlint.model.events import Event, Kind, is_apex_scale_loss
 from gradlint.model.guards import opposite
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
+from gradlint.model.values import constant_setting
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -56,18 +57,8 @@ def _enabled(model: "ModuleModel", call: ast.Call) -> bool | None:
         return None if any(k.arg is None for k in call.keywords) else True  # **kwargs: unknown
     if isinstance(value, ast.Constant):
         return bool(value.value)
-    known = _constant_truth(model, value)
+    known = constant_setting(model, value)
     return True if known is None else known  # a setting: enabled when AMP is on
-
-
-def _constant_truth(model: "ModuleModel", value: ast.expr) -> bool | None:
-    """The bool literal every module-level assignment of the name `value` gives, if one."""
-    assigned = model.scope(model.tree).assignments.get(dotted(value) or "", ())
-    values = {
-        s.value.value if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) else None
-        for s in assigned
-    }
-    return values.pop() if len(values) == 1 and isinstance(next(iter(values)), bool) else None
 
 
 def scaled_by(model: "ModuleModel", backward: Event) -> str | None:

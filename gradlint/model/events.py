@@ -17,6 +17,7 @@ from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
+from gradlint.model.values import constant_setting
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -274,9 +275,10 @@ class EventWalker:
         match stmt:
             case ast.If(test=test, body=body, orelse=orelse):
                 self._scan(stmt, [test])
-                if not self._runs_once(stmt):  # a one-off block is no part of a training pass
+                fixed = constant_setting(self.frame.module, test)  # `if CFG.unscale:` with `unscale = False`
+                if fixed is not False and not self._runs_once(stmt):  # a one-off block is no part of a training pass
                     self._branch(self._guard(stmt, True), body)
-                if orelse:
+                if orelse and fixed is not True:
                     self._branch(self._guard(stmt, False), orelse)
             case ast.For() | ast.AsyncFor() | ast.While():
                 self._scan(stmt, [stmt.test] if isinstance(stmt, ast.While) else [stmt.iter])

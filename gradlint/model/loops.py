@@ -385,11 +385,15 @@ class TrainingLoop:
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
 
     def _config_default(self, factor: ast.Attribute) -> list[ast.expr]:
-        """`args.grad_accum` where `args = TrainConfig()`: the value the project class's body gives
-        the field, when no method of it (and no code here) sets it otherwise."""
+        """`args.grad_accum` where `args = TrainConfig()`, or `CFG.grad_accum` of a namespace
+        class `CFG` of this module (a notebook's settings): the value the class's body gives the
+        field, when no method of it (and no code here) sets it otherwise."""
         owner = dotted(factor.value)
-        value, scope, _ = self.model.values.reaching_value(factor.value, self.scope, factor.lineno) if owner else (None, None, 0)
-        built = class_of_instance(self.model, value) if isinstance(value, ast.Call) and not value.args and not value.keywords else None
+        if isinstance(factor.value, ast.Name) and self.model.classes.get(factor.value.id) is not None:
+            built = (self.model, self.model.classes[factor.value.id])
+        else:
+            value, scope, _ = self.model.values.reaching_value(factor.value, self.scope, factor.lineno) if owner else (None, None, 0)
+            built = class_of_instance(self.model, value) if isinstance(value, ast.Call) and not value.args and not value.keywords else None
         if built is None:
             return []
         module, cls = built

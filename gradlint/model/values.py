@@ -237,6 +237,42 @@ class Values:
         return all(not (after < s.lineno <= before) for name in names for s in table.get(name, ()))
 
 
+def constant_setting(model: "ModuleModel", expr: ast.expr) -> bool | None:
+    """The truth of a switch the module fixes: a module-level `USE_AMP = False` no code assigns
+    otherwise, or `CFG.unscale` set in the body of a module-level namespace class `CFG` that no
+    code reassigns (a notebook's settings); `not` of one too. None for anything else."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        inner = constant_setting(model, expr.operand)
+        return None if inner is None else not inner
+    name = dotted(expr)
+    if name is None or not isinstance(expr, (ast.Name, ast.Attribute)):
+        return None
+    written = _assigned_anywhere(model).get(name, [])
+    if isinstance(expr, ast.Attribute):
+        cls = model.classes.get(expr.value.id) if isinstance(expr.value, ast.Name) else None
+        if cls is None or written:
+            return None
+        written = [s.value for s in cls.body if isinstance(s, ast.Assign) and any(dotted(t) == expr.attr for t in s.targets)]
+    truths = {v.value for v in written if isinstance(v, ast.Constant) and isinstance(v.value, bool)}
+    return truths.pop() if len(truths) == 1 and len(written) >= 1 and all(isinstance(v, ast.Constant) for v in written) else None
+
+
+def _assigned_anywhere(model: "ModuleModel") -> dict[str, list[ast.expr]]:
+    """Every value assigned to each dotted name, in any scope of the module."""
+
+    def compute():
+        found: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(model.tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    name = dotted(target)
+                    if name is not None:
+                        found.setdefault(name, []).append(node.value if not isinstance(node, ast.AugAssign) else node)
+        return found
+
+    return model.memo(("assigned anywhere",), compute)
+
+
 def _returned(callee, element: int | None, depth: int) -> Origin | None:
     """The origin of what `callee` returns (its `element`-th item), when it has one `return`."""
     if isinstance(callee.function, ast.Lambda):
