@@ -135,6 +135,12 @@ class ClipWithoutUnscale(Rule):
         if clip.inlined or (accumulation is not None and not accumulation.at_step(clip)):
             return None  # unscale_ on every micro-batch would raise: only fix a clip at the step
         statement = f"{scaler}.unscale_({optimizer})"
+        walked = {id(e.node) for e in loop.of(Kind.UNSCALE)}
+        if any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "unscale_" and id(n) not in walked
+            for n in ast.walk(loop.node)
+        ):
+            return None  # an unscale_ behind a switch fixed off: a second one would raise once it is turned on
         if late_unscales:  # a second unscale_ before update() raises: move the existing one
             operation = move(model, loop, late_unscales[0], clip.stmt, "before")
             return FixPlan(f"Move `{statement}` before the clip", (operation,)) if operation else None
