@@ -262,6 +262,9 @@ class EventWalker:
                 # `if not boundary: continue` — what follows runs only when the test is false.
                 self.state.guards.append(self._guard(stmt, False))
                 pushed += 1
+            elif isinstance(stmt, ast.Assert):  # `assert scaler is not None`: what follows runs where it holds
+                self.state.guards.append(self._guard(stmt, True))
+                pushed += 1
             if isinstance(stmt, ast.Try):
                 # what follows runs only when no handler that leaves the block was entered
                 leaving = [_handled(h, False) for h in stmt.handlers if _leaves_block(h.body)]
@@ -334,7 +337,7 @@ class EventWalker:
         self._block(body)
         self.state.guards.pop()
 
-    def _guard(self, stmt: ast.If, holds: bool) -> _PendingGuard:
+    def _guard(self, stmt: ast.If | ast.Assert, holds: bool) -> _PendingGuard:
         frame = self.frame
         return _PendingGuard(lambda: _judge_guard(frame, stmt, holds))
 

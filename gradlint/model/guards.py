@@ -152,8 +152,17 @@ def conjunction_excludes(guards: Sequence["Guard"], others: Sequence["Guard"]) -
     ]
     if not conjunctions:  # asked for every pair of events: most guards are no negated `and`
         return False
-    held = {(ast.dump(t), h) for t, h in (_positive(g.compared, g.holds) for g in guards) if _is_flag(t)}
+    held = {(ast.dump(t), h) for t, h in (_positive(c, h) for g in guards for c, h in _terms(g)) if _is_flag(t)}
     return any(all((ast.dump(t), h) in held for t, h in (_positive(v, True) for v in c.values)) for c in conjunctions)
+
+
+def _terms(guard: "Guard") -> list[tuple[ast.expr, bool]]:
+    """What a guard tells about single tests: each term of an `and` that holds (`elif use_amp and
+    dtype == "fp16":` holds `dtype == "fp16"`), else its test."""
+    test = guard.compared
+    if guard.holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [(test, True), *((v, True) for v in test.values)]
+    return [(test, guard.holds)]
 
 
 def _positive(test: ast.expr, holds: bool) -> tuple[ast.expr, bool]:
