@@ -395,14 +395,21 @@ class UnscaledBackwardWithScaler(Rule):
             if not loop.plain or not steps or not backwards:
                 continue
             scaler = steps[-1].target
-            if scaler_enabled(model, scaler) is not True or not all(visibly_unscaled(model, b) for b in backwards):
+            unscaled = [b for b in backwards if visibly_unscaled(model, b)]
+            if len(unscaled) < len(backwards):  # beside a scaled backward: only one that runs whenever it does
+                scaled = [b for b in backwards if b not in unscaled]
+                unscaled = [b for b in unscaled if any(_runs_with(b, s) for s in scaled)]
+            if scaler_enabled(model, scaler) is not True or not unscaled:
                 continue
             scales = [c for _, c in iter_calls(model, (".scale(",)) if _scale_of(c, scaler)]
             consequence = (
+                "its gradients are divided by the loss scale while the scaled backward's are not, so "
+                "this term counts 65536 times less than written (at the default scale)"
+                if len(unscaled) < len(backwards) else
                 "every update is divided by the loss scale (65536 times too small at the default scale)"
                 if scales else "with no `scale()` call at all, `scaler.step()` fails on its first call"
             )
-            for backward in backwards:
+            for backward in unscaled:
                 loss = (backward.module or model).source(backward.loss)
                 message = (
                     f"{code(model, backward)} backpropagates the unscaled loss, but "
@@ -418,6 +425,14 @@ class UnscaledBackwardWithScaler(Rule):
                         applicability="unsafe",
                     )
                 yield Finding(self.code, model.span(backward.anchor), message, fix)
+
+
+def _runs_with(event, other) -> bool:
+    """`event` runs in every pass `other` runs in: under all of its tests (an FGM's adversarial
+    backward under `if fgm:` after the scaled one), not on the other side of a test or of a
+    conditional expression (`scaler.scale(loss).backward() if scaler else loss.backward()`)."""
+    held = {id(g) for g in event.guards}
+    return event.stmt is not other.stmt and all(id(g) in held for g in other.guards)
 
 
 def _scaled_variable(model: ModuleModel, backward, scaler: str, loss: str) -> str | None:
