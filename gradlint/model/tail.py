@@ -283,7 +283,10 @@ def _progress_bar(model: "ModuleModel", loop: ast.For) -> ast.expr | None:
 
 
 def _unwrap_progress(expr: ast.expr) -> ast.expr:
-    """`tqdm(x, ...)` -> `x`: a progress bar has its iterable's length."""
+    """`tqdm(x, ...)` -> `x`: a progress bar has its iterable's length (also when the loop keeps a
+    name for it, `enumerate(bar := tqdm(loader))`)."""
+    if isinstance(expr, ast.NamedExpr):
+        expr = expr.value
     if isinstance(expr, ast.Call) and expr.args and (dotted(expr.func) or "").rsplit(".", 1)[-1] in PROGRESS_WRAPPERS:
         return expr.args[0]
     return expr
