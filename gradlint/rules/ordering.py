@@ -52,8 +52,8 @@ def _last_step_before(loop, clip):
     between = [e for e in earlier if e.order > step.order and e.kind is Kind.BACKWARD]
     before = [e for e in earlier if e.order < step.order and e.kind is Kind.BACKWARD]
     later = [e for e in loop.events if e.order > clip.order and not e.exclusive_with(clip) and e.kind in (Kind.BACKWARD, *STEPS)]
-    if later and later[0].kind is not Kind.BACKWARD:
-        return None  # another step follows before any backward: the clip is that step's (`d.step(); clip(g); g.step()`)
+    if later and later[0].kind is not Kind.BACKWARD and later[0].optimizer != step.optimizer:
+        return None  # another optimizer steps before any backward: the clip is its (`d.step(); clip(g); g.step()`)
     return step if before and not between else None
 
 
