@@ -190,7 +190,8 @@ def make_guard(
     node: ast.stmt, test: ast.expr, holds: bool, resolve: Resolver, in_caller: ast.expr | None = None,
     sets: tuple[FlagSet, ...] = (),
 ) -> Guard:
-    polarity, boundary = _boundary(test, resolve, depth=0)
+    # an `assert` states what holds from there on (`assert scaler is not None`): never a window's test
+    polarity, boundary = _boundary(test, resolve, depth=0) if not isinstance(node, ast.Assert) else (True, None)
     if boundary is None:
         return Guard(node, test, holds, in_caller=in_caller, sets=sets)
     at_end = polarity == holds
