@@ -17,6 +17,7 @@ DIVIDING_METHODS = frozenset({"div", "div_", "true_divide", "divide"})
 NORMALIZING_METHODS = DIVIDING_METHODS | {"mul", "mul_", "multiply"}
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
 RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|module|forward|^F$", re.IGNORECASE)
+MODEL_FORWARD = re.compile(r"model|net$|Net$|module|forward", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze"})
@@ -62,6 +63,27 @@ class _Analysis:
         self.model = model
         self.caller = caller
         self.counters: list[ast.expr] = []  # running counters divided by on the way
+        self.sample_sums: list[ast.expr] = []  # batch sizes multiplied by on the way (`loss * bs`)
+        self.forwards: list[ast.Call] = []  # model forwards whose returned loss was taken as raw
+
+    def over_processes(self, read, expr: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
+        """A loss multiplied by the number of processes, read with `read`: as raw as it was, but a
+        sum over every sample of every process (`* bs` on the way too, yolov5's convention toward
+        a nominal batch size) sums on over the window by design: not told."""
+        sums, forwards = len(self.sample_sums), len(self.forwards)
+        verdict = read(expr, scope, line, depth)
+        # a model's forward returning the loss (ultralytics' `self.loss, items = self.model(batch)`)
+        # may have summed it over the batch as well: not told either
+        return None if len(self.sample_sums) > sums or len(self.forwards) > forwards else verdict
+
+    def batch_size(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
+        """`bs`, `imgs.shape[0]`, or a name assigned one (`bs = tobj.shape[0]`)."""
+        if _batch_size_kind(expr) is not None:
+            return True
+        if not isinstance(expr, ast.Name):
+            return False
+        value, _, _ = self.model.values.reaching_value(expr, scope, line)
+        return value is not None and _batch_size_kind(value) is not None
 
     def counts(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
         """A count (`_is_count`), a name saying it is a length (`sentence_len`, `n_tokens`), or
@@ -96,10 +118,12 @@ class _Analysis:
                 self.counts_processes(left, scope, line, depth) or self.counts_processes(right, scope, line, depth)
             ):  # `loss * world_size`: DDP's mean over processes undone, the window untouched
                 scaled = right if self.counts_processes(left, scope, line, depth) else left
-                return self.expr(scaled, scope, line, depth + 1)
+                return self.over_processes(self.expr, scaled, scope, line, depth + 1)
             case ast.BinOp(op=ast.Mult(), left=left, right=right):
                 factor, value = (left, right) if self.counts(left, scope, line) else (right, left)
                 if self.counts(factor, scope, line):  # `loss * 2`, `loss.mean() * targets.size(1)`: scaled up
+                    if self.batch_size(factor, scope, line):
+                        self.sample_sums.append(factor)
                     at_least_one = not _is_int_literal(factor) or factor.value >= 1
                     return False if at_least_one and self.expr(value, scope, line, depth + 1) is False else None
                 if self.corrects_partial_batch(left, scope, line) or self.corrects_partial_batch(right, scope, line):
@@ -188,6 +212,8 @@ class _Analysis:
             if not returns:
                 return None  # abstract (`raise NotImplementedError`): the subclasses compute it
             verdicts = [inner.expr(r, helper.function, line + 1, depth + 1) if r is not None else None for r, line in returns]
+            self.sample_sums.extend(inner.sample_sums)
+            self.forwards.extend(inner.forwards)
             if True in verdicts:
                 return True
             if verdicts and all(v is False for v in verdicts):
@@ -198,6 +224,8 @@ class _Analysis:
         if self.spans_cached_micro_batches(call, scope):
             return None  # a loss over the whole window's batch: its gradients sum, undivided
         if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]):
+            if MODEL_FORWARD.search(qualname.rsplit(".", 1)[-1]):
+                self.forwards.append(call)  # how the model reduces its loss is not read
             return False  # the raw value of a loss function, a criterion, a model's forward
         if _models_loss_method(func) or (helper is None and IMPORTED_LOSS_FUNCTION.search(qualname)):
             # `model.module.get_loss_acc(out, y)`, graphgym's `compute_loss(pred, true)`: the loss
@@ -357,7 +385,9 @@ class _Analysis:
             if isinstance(stmt.op, ast.Mult) and (
                 _is_weight_literal(stmt.value) or self.counts_processes(stmt.value, scope, stmt.lineno, depth)
             ):  # `lbox *= 0.05`; `loss *= world_size`, undoing DDP's mean over processes
-                return self.name(target, scope, stmt.lineno, depth + 1)
+                if _is_weight_literal(stmt.value):
+                    return self.name(target, scope, stmt.lineno, depth + 1)
+                return self.over_processes(self.name, target, scope, stmt.lineno, depth + 1)
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) or (
                 isinstance(stmt.op, ast.Mult) and not _is_count(stmt.value)
             ):
