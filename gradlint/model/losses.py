@@ -25,7 +25,7 @@ MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", 
 # StyleGAN phase's `gain`): it sets the term's share, it does not divide by the window.
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma", "gain"})
 TEMPERATURE_NAMES = frozenset({"T", "temperature", "tau", "kd_temperature", "distill_temperature"})
-NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor")
+NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor", "denominator")
 # The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
 # which leaves each rank's loss as large as before, so it does not divide by the window.
 PROCESS_COUNT_NAMES = frozenset({"world_size", "num_gpus", "n_gpu", "n_gpus", "ngpus", "num_processes", "num_replicas"})
@@ -199,6 +199,8 @@ class _Analysis:
         qualname = self.model.imports.qualname(func) or ""
         if qualname == "sum" and len(call.args) == 1 and not call.keywords:
             return self.total(call.args[0], scope, call.lineno, depth)
+        if qualname == "torch.where" and len(call.args) == 3:  # either value, as a conditional expression
+            return _any_normalized([self.expr(a, scope, call.lineno, depth + 1) for a in call.args[1:]])
         if qualname in REDUCING_FUNCTIONS and len(call.args) == 1 and isinstance(call.args[0], (ast.Name, ast.Attribute)):
             return self.expr(call.args[0], scope, call.lineno, depth + 1)  # `torch.mean(loss)` as `loss.mean()`
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
