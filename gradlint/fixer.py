@@ -47,7 +47,7 @@ def fixed_text(doc: Document, finding: Finding) -> str:
     from gradlint.transform import FixError, apply_plan  # libcst only when fixing
 
     if doc.partial:
-        raise FixError("a cell of the notebook does not parse: no fix is made in it")
+        raise FixError(doc.partial_reason)
     new_text = apply_plan(doc.text, finding.fix)
     if new_text == doc.text:
         raise FixError("the fix changes nothing")

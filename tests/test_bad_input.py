@@ -167,6 +167,40 @@ def test_code_libcst_cannot_read_keeps_its_findings_without_fixes(work):
     assert path.read_bytes() == data
 
 
+# A script downloaded from Colab or Kaggle keeps its notebook's shell escapes and magics.
+COLAB_EXPORT = """\
+!pip install -q timm
+%matplotlib inline
+import torch
+
+
+def train(model, loader, optimizer, scaler):
+    for x, y in loader:
+        with torch.autocast("cuda"):
+            loss = model(x, y)
+        scaler.scale(loss).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+"""
+
+
+def test_a_script_exported_from_a_notebook_is_checked_with_its_ipython_lines_masked(work):
+    path = put(work, "colab_export.py", COLAB_EXPORT)
+    result = gradlint("check", "--format", "concise", "colab_export.py")
+    assert result.exit_code == 1 and result.errors() == [], result
+    assert result.codes() == [("colab_export.py", "GL301", 11)]
+    assert "[*]" not in result.stdout  # no fix is offered: the file is read with lines masked
+    fixed = gradlint("fix", "--unsafe-fixes", "colab_export.py")
+    assert "GL301 not fixed: the file holds IPython lines" in fixed.stderr
+    assert path.read_text() == COLAB_EXPORT
+    # a syntax error that is not IPython syntax is reported as before
+    put(work, "broken_export.py", COLAB_EXPORT.replace("    for x, y in loader:", "    for x, y in loader"))
+    broken = gradlint("check", "broken_export.py")
+    assert broken.exit_code == 2 and broken.errors()[0].startswith("gradlint: error: broken_export.py: syntax error at line")
+
+
 def test_deeply_nested_expression_is_one_line(work):
     chain = " + 0.0 * x.sum()" * 5000
     put(work, "deep.py", f"for x in loader:\n    loss = model(x){chain}\n    loss.backward()\n")

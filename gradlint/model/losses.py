@@ -6,7 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, resolve_callee
+from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, module_forwards, resolve_callee
 from gradlint.model.names import dotted, with_names_replaced
 
 if TYPE_CHECKING:
@@ -207,20 +207,26 @@ class _Analysis:
             return True if qualname.endswith(("div", "divide")) else None
         context = CallContext(self.model, scope, class_of_scope(self.model, scope))
         helper = resolve_callee(self.model, call, context)
-        if helper is not None and not isinstance(helper.function, ast.Lambda):
-            # a function or method of the project that computes the loss: what it returns
-            inner = _Analysis(helper.module, (bind_arguments(helper, call), self, scope, call.lineno))
-            returns = [(_element(r, element), r.lineno) for r in helper.module.returns(helper.function)]
+        if helper is not None and isinstance(helper.function, ast.Lambda):
+            helper = None
+        # a function or method of the project that computes the loss, or the `forward` of the
+        # project model called (`loss, out = model(x, y)` where every caller passes a `Net()`):
+        # what it returns
+        helpers = [helper] if helper is not None else module_forwards(self.model, call, context)
+        verdicts = []
+        for callee in helpers:
+            returns = [(_element(r, element), r.lineno) for r in callee.module.returns(callee.function)]
             if not returns:
                 return None  # abstract (`raise NotImplementedError`): the subclasses compute it
-            verdicts = [inner.expr(r, helper.function, line + 1, depth + 1) if r is not None else None for r, line in returns]
+            inner = _Analysis(callee.module, (bind_arguments(callee, call), self, scope, call.lineno))
+            verdicts += [inner.expr(r, callee.function, line + 1, depth + 1) if r is not None else None for r, line in returns]
             self.sample_sums.extend(inner.sample_sums)
             self.forwards.extend(inner.forwards)
-            if True in verdicts:
-                return True
-            if verdicts and all(v is False for v in verdicts):
-                return False
-            # what it returns cannot be told: read the call as if the function were unknown
+        if True in verdicts:
+            return True
+        if verdicts and all(v is False for v in verdicts):
+            return False
+        # what it returns cannot be told: read the call as if the function were unknown
         if _told_how_to_normalize(call):
             return None  # `model(**batch, num_items_in_batch=n)`: the callee divides
         if self.spans_cached_micro_batches(call, scope):

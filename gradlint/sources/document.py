@@ -37,6 +37,7 @@ class Document(ABC):
     path: str
     text: str
     partial = False  # a cell that does not parse was left out: fixes are not made in the file
+    partial_reason = "a cell of the notebook does not parse: no fix is made in it"
 
     @property
     def parsable_text(self) -> str:
