@@ -18,6 +18,8 @@ NORMALIZING_METHODS = DIVIDING_METHODS | {"mul", "mul_", "multiply"}
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
 RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|module|forward|^F$", re.IGNORECASE)
 MODEL_FORWARD = re.compile(r"model|net$|Net$|module|forward", re.IGNORECASE)
+# a loss object's own reduction (a mean over its batch) says nothing of the window: not read
+CRITERION = re.compile(r"crit|loss", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze"})
@@ -210,9 +212,11 @@ class _Analysis:
         if helper is not None and isinstance(helper.function, ast.Lambda):
             helper = None
         # a function or method of the project that computes the loss, or the `forward` of the
-        # project model called (`loss, out = model(x, y)` where every caller passes a `Net()`):
-        # what it returns
-        helpers = [helper] if helper is not None else module_forwards(self.model, call, context)
+        # project model called (`loss, out = model(x, y)` where every caller passes a `Net()`,
+        # not a criterion's): what it returns
+        called = (dotted(func) or "").rsplit(".", 1)[-1]
+        reads_forward = helper is None and MODEL_FORWARD.search(called) is not None and CRITERION.search(called) is None
+        helpers = [helper] if helper is not None else module_forwards(self.model, call, context) if reads_forward else []
         verdicts = []
         for callee in helpers:
             returns = [(_element(r, element), r.lineno) for r in callee.module.returns(callee.function)]
@@ -542,7 +546,10 @@ def _models_loss_method(func: ast.expr) -> bool:
 
 
 def _is_weight_literal(expr: ast.expr) -> bool:
-    """A float literal (`0.05`, `1e-3`): a fixed weight of a loss term."""
+    """A float literal (`0.05`, `1e-3`), or a negated number (`-1 * loglikelihood`): a fixed
+    weight of a loss term, or its sign."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant):
+        return type(expr.operand.value) in (int, float)
     return isinstance(expr, ast.Constant) and type(expr.value) is float
 
 
