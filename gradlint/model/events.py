@@ -318,8 +318,8 @@ class EventWalker:
                 self._assignment_events(stmt)
 
     def _runs_once(self, stmt: ast.If) -> bool:
-        if not isinstance(self.frame.scope, FUNCTION_TYPES):
-            return False
+        if not isinstance(self.frame.scope, FUNCTION_TYPES) or not any(isinstance(s, ast.Assign) for s in stmt.body):
+            return False  # asked of every `if` walked: most set no flag in their own block
         loops = [n for n in self.frame.module.parents.chain(stmt)[1:] if isinstance(n, LOOP_TYPES)]
         return bool(loops) and runs_once(stmt, self.frame.module.scope(self.frame.scope).assignments, loops)
 

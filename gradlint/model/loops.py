@@ -14,6 +14,7 @@ from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
+from gradlint.model.values import class_body_values
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -399,11 +400,7 @@ class TrainingLoop:
         module, cls = built
         if factor.attr in module.class_attributes(cls):
             return []  # a method sets it on `self`
-        return [
-            stmt.value for stmt in cls.body
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None
-            and any(dotted(t) == factor.attr for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))
-        ]
+        return class_body_values(cls, factor.attr)
 
 
 def _cuts_a_batch(value: ast.expr | None) -> bool:

@@ -16,8 +16,8 @@ MAX_DEPTH = 8
 DIVIDING_METHODS = frozenset({"div", "div_", "true_divide", "divide"})
 NORMALIZING_METHODS = DIVIDING_METHODS | {"mul", "mul_", "multiply"}
 PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
-RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|model|net$|Net$|coder$|module|forward|^F$", re.IGNORECASE)
 MODEL_FORWARD = re.compile(r"model|net$|Net$|module|forward", re.IGNORECASE)
+RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|coder$|^F$|" + MODEL_FORWARD.pattern, re.IGNORECASE)
 # a loss object's own reduction (a mean over its batch) says nothing of the window: not read
 CRITERION = re.compile(r"crit|loss", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
@@ -394,12 +394,10 @@ class _Analysis:
                 or _averages_its_terms(stmt.target, stmt.value, scope)  # `total_loss /= len(turns)`
             ):
                 return self.name(target, scope, stmt.lineno, depth + 1)
-            if isinstance(stmt.op, ast.Mult) and (
-                _is_weight_literal(stmt.value) or self.counts_processes(stmt.value, scope, stmt.lineno, depth)
-            ):  # `lbox *= 0.05`; `loss *= world_size`, undoing DDP's mean over processes
-                if _is_weight_literal(stmt.value):
-                    return self.name(target, scope, stmt.lineno, depth + 1)
-                return self.over_processes(self.name, target, scope, stmt.lineno, depth + 1)
+            if isinstance(stmt.op, ast.Mult) and _is_weight_literal(stmt.value):  # `lbox *= 0.05`
+                return self.name(target, scope, stmt.lineno, depth + 1)
+            if isinstance(stmt.op, ast.Mult) and self.counts_processes(stmt.value, scope, stmt.lineno, depth):
+                return self.over_processes(self.name, target, scope, stmt.lineno, depth + 1)  # `loss *= world_size`
             if isinstance(stmt.op, (ast.Div, ast.FloorDiv)) or (
                 isinstance(stmt.op, ast.Mult) and not _is_count(stmt.value)
             ):

@@ -245,16 +245,29 @@ def constant_setting(model: "ModuleModel", expr: ast.expr) -> bool | None:
         inner = constant_setting(model, expr.operand)
         return None if inner is None else not inner
     name = dotted(expr)
-    if name is None or not isinstance(expr, (ast.Name, ast.Attribute)):
-        return None
-    written = _assigned_anywhere(model).get(name, [])
     if isinstance(expr, ast.Attribute):
         cls = model.classes.get(expr.value.id) if isinstance(expr.value, ast.Name) else None
-        if cls is None or written:
-            return None
-        written = [s.value for s in cls.body if isinstance(s, ast.Assign) and any(dotted(t) == expr.attr for t in s.targets)]
+        written = class_body_values(cls, expr.attr) if cls is not None else []
+    elif isinstance(expr, ast.Name):
+        written = [getattr(s, "value", None) for s in model.scope(model.tree).assignments.get(name, ())]
+    else:
+        return None
     truths = {v.value for v in written if isinstance(v, ast.Constant) and isinstance(v.value, bool)}
-    return truths.pop() if len(truths) == 1 and len(written) >= 1 and all(isinstance(v, ast.Constant) for v in written) else None
+    if len(truths) != 1 or not all(isinstance(v, ast.Constant) for v in written):
+        return None  # most tests end here, before the module-wide look below
+    # set only there: no function reassigns it (`CFG.unscale = True` in main)
+    elsewhere = _assigned_anywhere(model).get(name, [])
+    unchanged = not elsewhere if isinstance(expr, ast.Attribute) else len(elsewhere) == len(written)
+    return truths.pop() if unchanged else None
+
+
+def class_body_values(cls: ast.ClassDef, field: str) -> list[ast.expr]:
+    """The values the body of `cls` gives `field` (`accum = 1` in `class CFG:`)."""
+    return [
+        stmt.value for stmt in cls.body
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None
+        and any(dotted(t) == field for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))
+    ]
 
 
 def _assigned_anywhere(model: "ModuleModel") -> dict[str, list[ast.expr]]:
