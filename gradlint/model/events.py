@@ -240,7 +240,8 @@ class EventWalker:
         self.frame = Frame(model, unit_scope, class_of_scope(model, unit_scope))
         self.nested: list[tuple[ast.stmt, _Entry, int]] = []  # loops of the unit's own code
         self.followed: list[ast.AST] = []  # functions walked, in order
-        self.cuts = 0  # calls not followed for depth, or because their function was being walked
+        # calls not followed: None for depth, else the function, being walked already
+        self.cuts: list[ast.AST | None] = []
 
     def walk(self, body: list[ast.stmt]) -> list[Event]:
         self._block(body)
@@ -650,14 +651,20 @@ class EventWalker:
             self._clip(call, stmt)
             return True
         depth = self._depth()
-        if depth >= MAX_HELPER_DEPTH or self._active(callee.function):
-            self.cuts += 1
+        if depth >= MAX_HELPER_DEPTH:
+            self.cuts.append(None)
+            return False
+        if self._active(callee.function):
+            self.cuts.append(callee.function)
             return False
         if is_abstract(callee.function):
             # `raise NotImplementedError`: the subclass's code, when one subclass overrides it
             # (its `self.model(data)` runs the base class's DDP model, whatever its text says)
             callee = sole_override(callee) if _is_self(call.func.value if isinstance(call.func, ast.Attribute) else call.func) else None
-            if callee is None or self._active(callee.function) or callee.module.calls_backward_in(callee.function):
+            if callee is not None and self._active(callee.function):
+                self.cuts.append(callee.function)
+                return False
+            if callee is None or callee.module.calls_backward_in(callee.function):
                 return False  # an override running backward is a step function, judged with its callers
         elif not (callee.module.touches_gradients(callee.function) or _calls_held_ddp(callee)):
             return False
@@ -673,11 +680,12 @@ class EventWalker:
         # it followed, by what its finding none depends on.
         quiet_walks = callee.module.memo(("quiet walks",), dict)
         key = _walk_key(inner)
-        quiet = quiet_walks.get(key)
-        if quiet is not None and depth <= quiet[0] and not any(self._active(function) for function in quiet[1]):
-            self.followed.extend(quiet[1])
+        quiet = quiet_walks.get(key) or quiet_walks.get((key, depth))
+        if quiet is not None and quiet.holds(self, depth):
+            self.followed.extend(quiet.followed)
+            self.cuts.extend((*quiet.outer_cuts, *([None] if quiet.cut_for_depth else [])))
             return True
-        start, cuts, followed = len(self.events), self.cuts, len(self.followed)
+        start, cuts, followed = len(self.events), len(self.cuts), len(self.followed)
         self.followed.append(callee.function)
         self.frame = inner
         try:
@@ -689,9 +697,12 @@ class EventWalker:
                 self._block(callee.function.body)
         finally:
             self.frame = frame
-        if len(self.events) == start and self.cuts == cuts and (quiet is None or depth > quiet[0]):
-            # as quiet from any shallower call: nothing was cut for depth, all it followed runs again
-            quiet_walks[key] = (depth, tuple(self.followed[followed:]))
+        if len(self.events) == start:
+            walk = _QuietWalk.of(depth, callee.function, self.followed[followed:], self.cuts[cuts:])
+            if walk.cut_for_depth:
+                quiet_walks[(key, depth)] = walk
+            elif quiet is None or depth > quiet.depth:
+                quiet_walks[key] = walk
         return True
 
     def _depth(self) -> int:
@@ -903,6 +914,31 @@ def _calls_held_ddp(callee) -> bool:
         return defines_class(module, cls) and calls_it(function, set())
 
     return module.memo(("calls held ddp", id(function), id(cls)), compute)
+
+
+@dataclass(frozen=True)
+class _QuietWalk:
+    """A helper walk that found no event. Walked again from the same depth, with the same
+    functions running above it, it finds none again; with no call cut for depth, from any
+    shallower call too (it has room for all it followed)."""
+
+    depth: int
+    followed: tuple[ast.AST, ...]
+    outer_cuts: tuple[ast.AST, ...]  # functions not followed because its callers were running them
+    cut_for_depth: bool
+
+    @classmethod
+    def of(cls, depth: int, function: ast.AST, followed: list[ast.AST], cuts: list[ast.AST | None]) -> "_QuietWalk":
+        walked = (function, *followed)
+        outer = tuple(f for f in cuts if f is not None and not any(f is w for w in walked))
+        return cls(depth, tuple(followed), outer, None in cuts)
+
+    def holds(self, walker: "EventWalker", depth: int) -> bool:
+        room = depth == self.depth if self.cut_for_depth else depth <= self.depth
+        return (
+            room and all(walker._active(f) for f in self.outer_cuts)
+            and not any(walker._active(f) for f in self.followed)
+        )
 
 
 def _walk_key(frame: Frame) -> tuple:

@@ -34,6 +34,7 @@ class Frame:
     caller: "Frame | None" = None
     call: ast.Call | None = None  # the call in `caller` that runs this frame
     ddp_lines: list[int] | None = None  # lines naming a DDP model only this frame knows (on use)
+    roles: dict[str, Role | None] = field(default_factory=dict, compare=False, repr=False)  # by name, on use
 
     @property
     def context(self) -> CallContext:
@@ -53,18 +54,28 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
     caller in the module passes. A local name takes the role of what the frame assigns it."""
     if isinstance(expr, ast.IfExp):
         return either(role_in_frame(frame, expr.body, assigning), role_in_frame(frame, expr.orelse, assigning))
-    role = frame.module.roles.of(expr)
+    name = dotted(expr)
+    return None if name is None else _role_of_name(frame, name, assigning)
+
+
+def _role_of_name(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
+    if assigning:
+        return _named_role(frame, name, assigning)
+    if name not in frame.roles:  # a frame's names keep their meaning while it is walked
+        frame.roles[name] = _named_role(frame, name, assigning)
+    return frame.roles[name]
+
+
+def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
+    role = frame.module.roles.named_role(name)
     if role is not None:
         return role
-    name = dotted(expr)
-    if name is None:
-        return None
     head, _, rest = name.partition(".")
     if not rest and head != "self" and head not in parameter_names(frame.scope):
         return _assigned_role(frame, head, assigning)
     if frame.caller is not None:
         if head == "self" and frame.cls is not None and frame.cls is frame.caller.cls:
-            return role_in_frame(frame.caller, expr)  # a method of the same object: the same `self`
+            return _role_of_name(frame.caller, name, frozenset())  # a method of the same object: the same `self`
         argument = frame.arguments.get(head)
         if argument is None:
             return None
