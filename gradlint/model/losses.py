@@ -402,6 +402,8 @@ class _Analysis:
                 isinstance(stmt.op, ast.Mult) and not _is_count(stmt.value)
             ):
                 return True
+            if isinstance(stmt.op, ast.Add) and self.expr(stmt.value, scope, stmt.lineno, depth + 1) is True:
+                return True  # `batch_loss += loss / accum_steps`: a sum of divided terms
             return False if isinstance(stmt.op, (ast.Add, ast.Sub)) else None
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             return self.terms(stmt, target, scope, depth)

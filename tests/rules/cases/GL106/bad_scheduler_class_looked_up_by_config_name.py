@@ -1,4 +1,3 @@
-# expect: GL106
 """A segmentation trainer that builds its schedule from a config file: the class is looked up
 in the project's schedule module by name, and the script steps it at the top of every batch,
 before the optimizer has stepped."""
@@ -19,7 +18,7 @@ def train(config, train_loader, device):
         model.train()
         for batch_idx, (image, mask) in enumerate(train_loader):
             image, mask = image.to(device), mask.to(device)
-            lr_scheduler.step()
+            lr_scheduler.step()  # expect: GL106
             optimizer.zero_grad()
             loss = F.cross_entropy(model(image), mask, ignore_index=255)
             loss.backward()

@@ -1,4 +1,3 @@
-# expect: GL106
 """The schedule class comes from torch by a configured name, but the loop steps it before
 the optimizer's first step: the first learning rate of the schedule is skipped."""
 import torch
@@ -10,7 +9,7 @@ def fit(model, loader, cfg):
     scheduler = getattr(torch.optim.lr_scheduler, cfg.scheduler)(optimizer, **cfg.scheduler_args)
     for epoch in range(cfg.epochs):
         for inputs, labels in loader:
-            scheduler.step()
+            scheduler.step()  # expect: GL106
             optimizer.zero_grad()
             loss = F.cross_entropy(model(inputs), labels)
             loss.backward()
