@@ -915,6 +915,7 @@ class ProjectContext:
                         names.add(param)
             names |= _given_here(module, function, called, imported)
         return names
+
     def _touching(self, path: Path, producer: str | None) -> bool:
         """Whether `producer` (a callee as written in module `path`) is a project function or
         class that touches gradients."""
