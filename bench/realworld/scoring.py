@@ -102,7 +102,10 @@ def function_span(source: str, function: str, line: int | None) -> tuple[int, in
     With `line` None the first definition of that name is taken. Raises LookupError when the
     name is not there or does not hold `line`.
     """
-    tree = ast.parse(source)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        tree = ast.parse(_without_shell_lines(source))  # a Colab export keeps its `!pip install` lines
     if function == MODULE:
         if line is None:
             raise LookupError("<module> needs a line")
@@ -118,6 +121,17 @@ def function_span(source: str, function: str, line: int | None) -> tuple[int, in
     if candidates:
         raise LookupError(f"{function} does not hold line {line}")
     raise LookupError(f"no function {function}")
+
+
+def _without_shell_lines(source: str) -> str:
+    """`source` with each IPython shell or magic line (`!nvidia-smi`, `%cd /content`) made a
+    `pass` at its indentation, so the other lines keep their numbers (gradlint masks them too)."""
+    lines = source.splitlines()
+    for index, line in enumerate(lines):
+        body = line.lstrip()
+        if body.startswith(("!", "%")):
+            lines[index] = line[: len(line) - len(body)] + "pass"
+    return "\n".join(lines) + "\n"
 
 
 def _qualified_defs(body: list[ast.stmt], prefix: str):

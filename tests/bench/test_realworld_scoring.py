@@ -73,6 +73,11 @@ def test_decorator_lines_belong_to_the_function():
     assert scoring.function_span(SOURCE, "Trainer.build", None) == (7, 9)
 
 
+def test_a_colab_export_with_shell_lines_still_has_its_spans():
+    source = "!pip install timm\nimport torch\n\n\ndef train(loader):\n    %time setup()\n    for x in loader:\n        step(x)\n"
+    assert scoring.function_span(source, "train", 7) == (5, 8)
+
+
 def test_module_level_loop_is_the_top_level_statement_holding_the_line():
     assert scoring.function_span(SOURCE, "<module>", 18) == (16, 18)
 
