@@ -30,11 +30,11 @@ class LossKeptWithGraph(Rule):
             if not isinstance(loop.node, LOOPS):
                 continue
             losses = _backpropagated_here(loop)
-            for stmt, total, loss in _running_sums(model, loop.node, losses):
+            for stmt, total, loss in _running_sums(model, loop.node, losses, _returning_their_loss(model, loop)):
                 if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, loop.node, stmt, total):
                     continue
                 seen.add(id(stmt))
-                name = dotted(loss)
+                name = dotted(loss) or model.source(loss)  # `train_step(batch)` returning its loss
                 keep = "detach()" if _used_as_tensor(model, total) else "item()"
                 reset = _later_reset(loop.node, stmt, total)
                 held = (
@@ -130,9 +130,30 @@ def _backpropagated_here(loop) -> set[str]:
     return names - {None}
 
 
-def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str]):
+def _returning_their_loss(model: ModuleModel, loop) -> set[int]:
+    """Ids of the loop's calls of a helper that runs backward on its own loss and returns that
+    tensor (`total += train_step(batch)`, `train_step` ending in `return loss`): the loop then
+    holds the loss, graph and all."""
+    calls = set()
+    context = CallContext(model, loop.scope, class_of_scope(model, loop.scope))
+    for backward in (loop.ordered_by_hand or loop).of(Kind.BACKWARD):
+        source, site = backward.loss_source, backward.site
+        if source is None or site is None or source.scope is loop.scope:
+            continue
+        callee = resolve_callee(model, site, context)
+        if callee is None or callee.function is not source.scope:
+            continue  # a helper of the helper: what the call returns is another matter
+        loss = dotted(_scaled_term(source.expr))
+        returned = source.module.returns(source.scope)
+        if loss is not None and returned and all(dotted(r) == loss for r in returned):
+            calls.add(id(site))
+    return calls
+
+
+def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str], loss_calls: set[int]):
     """(statement, total, loss node) for `total += loss` and `total = total + loss` in the loop,
-    where `loss` is (a size-weighted) tensor that backward() ran on."""
+    where `loss` is (a size-weighted) tensor that backward() ran on, or the call of a helper
+    returning the loss it ran backward on (`loss_calls`)."""
     for stmt in ast.walk(loop):
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
             total, value = dotted(stmt.target), stmt.value
@@ -143,7 +164,7 @@ def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str]):
             total, value = dotted(stmt.targets[0]), stmt.value.right
         else:
             continue
-        loss = _loss_term(value, losses)
+        loss = value if id(value) in loss_calls else _loss_term(value, losses)
         if total and loss is not None and total not in losses and not _converted_before(model, loop, loss, stmt.lineno):
             yield stmt, total, loss
 

@@ -2210,3 +2210,39 @@ def test_scaler_objects_handed_over_in_a_list_and_unpacked_by_the_engine(workdir
         "    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])\n", ""
     ).replace("model.module.", "model."))
     assert codes(check(gradlint, ".")) == []
+
+
+DQN_AGENT = """
+import torch.nn.functional as F
+
+
+def optimize_dqn(policy_net, optimizer, states, targets):
+    loss = F.smooth_l1_loss(policy_net(states), targets)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss
+"""
+
+DQN_TRAIN = """
+from rl.agent import optimize_dqn
+
+
+def run(policy_net, optimizer, memory, episodes, steps):
+    for episode in range(episodes):
+        episode_loss = 0
+        for t in range(steps):
+            states, targets = memory.sample(128)
+            episode_loss += optimize_dqn(policy_net, optimizer, states, targets)
+        print(episode, episode_loss / steps)
+"""
+
+
+def test_a_running_total_of_the_loss_another_module_returns_after_its_backward(workdir, gradlint):
+    """rl/agent.py's update returns the loss tensor it ran backward on; the script adds it to a
+    running total (GL601 there), and stays silent once the update returns `loss.item()`."""
+    project(workdir, {"rl/__init__.py": "", "rl/agent.py": DQN_AGENT, "train.py": DQN_TRAIN})
+    run = gradlint("check", "--select", "GL601", "--format", "concise", ".")
+    assert codes(run) == [("train.py", "GL601")], run
+    (workdir / "rl" / "agent.py").write_text(textwrap.dedent(DQN_AGENT).replace("return loss", "return loss.item()"))
+    assert codes(gradlint("check", "--select", "GL601", "--format", "concise", ".")) == []
