@@ -138,6 +138,9 @@ class _Analysis:
             case ast.BinOp(op=ast.Add() | ast.Sub(), left=left, right=right):
                 if self.running_sum(left, scope, line):  # `loss = loss + term` from `loss = 0`
                     return self.expr(right, scope, line, depth + 1)
+                mixed = _mixed_terms(expr)
+                if mixed is not None:  # `a * c + b * (1 - c)`: a mix of two terms, c and 1 - c their shares
+                    return _all(*(self.expr(term, scope, line, depth + 1) for term in mixed))
                 return _all(self.expr(left, scope, line, depth + 1), self.expr(right, scope, line, depth + 1))
             case ast.UnaryOp(operand=operand):
                 return self.expr(operand, scope, line, depth + 1)
@@ -567,6 +570,25 @@ def _is_loss_weight(expr: ast.expr) -> bool:
         return True
     last = last.lower()
     return bool(set(last.split("_")) & LOSS_WEIGHT_WORDS) and not any(word in last for word in NORMALIZER_WORDS)
+
+
+def _mixed_terms(expr: ast.BinOp) -> tuple[ast.expr, ast.expr] | None:
+    """The two terms of `a * c + b * (1 - c)` (either order, either side of each product): a
+    convex mix, whose shares `c` and `1 - c` weigh the terms whatever `c` is called."""
+    if not (isinstance(expr.op, ast.Add) and isinstance(expr.left, ast.BinOp) and isinstance(expr.right, ast.BinOp)):
+        return None
+    sides = []
+    for product in (expr.left, expr.right):
+        if not isinstance(product.op, ast.Mult):
+            return None
+        sides.append(((product.left, product.right), (product.right, product.left)))
+    for share, term in sides[0]:
+        for other_share, other_term in sides[1]:
+            for a, b in ((share, other_share), (other_share, share)):
+                complement = isinstance(b, ast.BinOp) and isinstance(b.op, ast.Sub) and isinstance(b.left, ast.Constant) and b.left.value == 1
+                if complement and dotted(a) is not None and dotted(a) == dotted(b.right):
+                    return term, other_term
+    return None
 
 
 def _element(value: ast.expr, element) -> ast.expr | None:

@@ -21,7 +21,8 @@ class AccumulationWithoutLossScaling(Rule):
     fix_applicability = "unsafe"
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
+        # a GAN's turns each (the generator accumulating while the discriminator steps every batch)
+        for loop in (phase for unit in model.loops for phase in unit.optimizer_phases):
             if loop.plain:  # each accumulating path (`if fp16:` scaled, `else:` plain)
                 for accumulation in loop.accumulations:
                     if accumulation.counts_micro_batches:
@@ -29,11 +30,13 @@ class AccumulationWithoutLossScaling(Rule):
 
     def _check_path(self, model: ModuleModel, loop, accumulation) -> Iterator[Finding]:
         factor = factor_text(model, accumulation.factor)
-        step = [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if accumulation.covers(e)][0]
+        steps = [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if accumulation.covers(e)]
         for backward in [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e)]:
             rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
             if rescaled or backward.loss_normalized() is not False:
                 continue
+            # the step on the backward's path (`scaler.step(opt)` under fp16, `opt.step()` else)
+            step = next((e for e in steps if not e.exclusive_with(backward)), steps[0])
             counter = _running_counter(backward)
             if counter is not None:
                 message = (
