@@ -29,9 +29,10 @@ class ClipWithoutUnscale(Rule):
     summary = "clipping gradients that GradScaler has scaled, without scaler.unscale_() first"
     fix_applicability = "safe"
 
-
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in filter(None, (loop.ordered_by_hand for loop in model.loops)):
+        # as the code orders it; a GAN's turns each (the generator's clip before its scaler's step)
+        views = ((unit, view) for unit in model.loops for view in ([unit.ordered_by_hand] if unit.ordered_by_hand else unit.optimizer_phases))
+        for unit, loop in views:
             for clip in loop.of(Kind.CLIP):
                 if clip.threshold_scaled:
                     continue  # the threshold is scaled too: the clip holds in true units
@@ -66,7 +67,7 @@ class ClipWithoutUnscale(Rule):
                     f"call `{scaler}.unscale_({optimizer})` first"
                 )
                 late = [e for e in related if e.kind is Kind.UNSCALE and clip.order < e.order < step.order]
-                yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, loop, clip, scaler, optimizer, late))
+                yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, unit, loop, clip, scaler, optimizer, late))
 
     def _accelerator_scaled(self, model, loop, clip, accelerator) -> Finding:
         """A torch clip after the backward of an Accelerator running fp16 mixed precision: its
@@ -130,12 +131,13 @@ class ClipWithoutUnscale(Rule):
         return Finding(self.code, model.span(clip.anchor), message, fix)
 
     @staticmethod
-    def _fix(model, loop, clip, scaler, optimizer, late_unscales) -> FixPlan | None:
+    def _fix(model, unit, loop, clip, scaler, optimizer, late_unscales) -> FixPlan | None:
+        """`unit`: the whole loop `loop` is a view of (a GAN's turn sees its own events only)."""
         accumulation = loop.accumulation
         if clip.inlined or (accumulation is not None and not accumulation.at_step(clip)):
             return None  # unscale_ on every micro-batch would raise: only fix a clip at the step
         statement = f"{scaler}.unscale_({optimizer})"
-        walked = {id(e.node) for e in loop.of(Kind.UNSCALE)}
+        walked = {id(e.node) for e in unit.of(Kind.UNSCALE)}
         if any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "unscale_" and id(n) not in walked
             for n in ast.walk(loop.node)
