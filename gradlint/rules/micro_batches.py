@@ -22,6 +22,7 @@ class ClipPerMicroBatch(LoopRule):
     name = "clip-per-micro-batch"
     summary = "gradient clipping on every micro-batch while the step waits for N of them"
     fix_applicability = "safe"
+    reads_turns = True  # a GAN's generator clipping every batch while its step waits for a window
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         yield from super().check(model)
