@@ -18,7 +18,7 @@ REPLACEMENTS = {"autocast": "torch.autocast", "GradScaler": "torch.amp.GradScale
 # cuda.amp.autocast(enabled, dtype, cache_enabled) vs torch.autocast(device_type, dtype, enabled, ...):
 # positional arguments would change meaning, so only keyword calls of autocast are rewritten.
 KEYWORDS_ONLY = {"autocast"}
-FALLBACK_WORDS = ("version", "hasattr", "greater", "less", "torch_ge", "torch_lt")
+FALLBACK_WORDS = ("version", "greater", "less", "torch_ge", "torch_lt")  # `hasattr` is read apart
 
 
 class DeprecatedCudaAmp(Rule):
@@ -81,7 +81,7 @@ def _branches(value: ast.expr) -> list[ast.expr]:
 def _fallback(model: ModuleModel, stmt: ast.stmt, function: ast.expr) -> bool:
     """Kept on purpose for old torch versions: under a version or `hasattr(torch.amp, ...)` test,
     in an `except` branch, or imported that way (`try: from torch.amp import ... except ...`)."""
-    if _under_fallback(model, stmt) or any(isinstance(n, ast.IfExp) and _mentions_fallback(n.test) for n in ast.walk(stmt)):
+    if _under_fallback(model, stmt) or _chosen_by_fallback(model, stmt, function):
         return True
     head = (dotted(function) or "").split(".")[0]
     if not model.imports.aliases.get(head, "").startswith("torch.cuda"):
@@ -101,18 +101,35 @@ def _bound_module(stmt: ast.Import | ast.ImportFrom, local: str) -> str:
     return ""
 
 
+def _chosen_by_fallback(model: ModuleModel, stmt: ast.stmt, reference: ast.expr) -> bool:
+    """`torch.amp.autocast if hasattr(torch, "amp") else torch.cuda.amp.autocast`: a conditional
+    expression choosing the reference on a version test (not any one elsewhere in the statement,
+    such as `model.module if hasattr(model, "module") else model` inside a `with` block)."""
+    return any(
+        isinstance(n, ast.IfExp) and _mentions_fallback(model, n.test)
+        and any(r is reference for branch in (n.body, n.orelse) for r in ast.walk(branch))
+        for n in ast.walk(stmt)
+    )
+
+
 def _under_fallback(model: ModuleModel, stmt: ast.stmt) -> bool:
     for node in model.parents.chain(stmt):
         parent = model.parents.parent.get(node)
-        if isinstance(parent, ast.If) and _mentions_fallback(parent.test):
+        if isinstance(parent, ast.If) and _mentions_fallback(model, parent.test):
             return True
         if isinstance(parent, ast.Try) and any(node in h.body for h in parent.handlers):
             return True
     return False
 
 
-def _mentions_fallback(test: ast.expr) -> bool:
+def _mentions_fallback(model: ModuleModel, test: ast.expr) -> bool:
+    """A test of the torch version: its words (`version`, `torch_ge`), or `hasattr` asked of
+    torch (`hasattr(torch.amp, "GradScaler")`, not `hasattr(model, "module")`)."""
     for node in ast.walk(test):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr":
+            if node.args and (model.imports.qualname(node.args[0]) or "").split(".")[0] == "torch":
+                return True
+            continue
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
         if any(word in name.lower() for word in FALLBACK_WORDS):
             return True
