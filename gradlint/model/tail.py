@@ -72,9 +72,9 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if counted is None:
         return None
     counter, start, source, restarts = counted
-    if _breaks_on(node.body, counter) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizers):
+    if _breaks_on(node.body, counter, ends_at=source) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizers):
         return None
-    if _single_pass(model, node) and _breaks_on(node.body, counter, _counted_up(node)):
+    if _single_pass(model, node) and _breaks_on(node.body, counter, _counted_up(node), ends_at=source):
         return None  # one pass that stops at a budget of updates: the run ends at a step
     if source is not None and (_asserts_whole_windows(model, node, source) or _sized_to_the_window(model, node, source, accumulation.factor)):
         return None
@@ -393,14 +393,17 @@ def _counted_up(loop: ast.For) -> set[str]:
     }
 
 
-def _breaks_on(body: list[ast.stmt], counter: str, counts: set[str] = frozenset()) -> bool:
+def _breaks_on(body: list[ast.stmt], counter: str, counts: set[str] = frozenset(), ends_at: ast.expr | None = None) -> bool:
     """A `break` of this loop (not of a loop nested in it) whose nearest test reads the
     micro-batch index: the loop stops itself at a count of micro-batches, and the tail may never
     be read. A break on something else (a global step budget, even tested inside the boundary's
-    branch) leaves every other epoch's tail. The index may be read through a name the body
-    derives from it (`step = batch_idx // accum; if step == max_steps: break`); `counts` are
-    other names whose test counts (an update budget, for a loop run once)."""
+    branch) leaves every other epoch's tail, as does one at the length of `ends_at`, what the loop
+    iterates (`if i + 1 >= len(loader): break` ends it where it ends anyway). The index may be
+    read through a name the body derives from it (`step = batch_idx // accum; if step ==
+    max_steps: break`); `counts` are other names whose test counts (an update budget, for a loop
+    run once)."""
     derived = _derived_from(body, counter) | counts
+    natural_end = dotted(ends_at) if ends_at is not None else None
     stack = [(stmt, False) for stmt in body]
     while stack:
         node, counted = stack.pop()
@@ -409,9 +412,17 @@ def _breaks_on(body: list[ast.stmt], counter: str, counts: set[str] = frozenset(
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(node, ast.If):
-            counted = _reads(node.test, derived)
+            counted = _reads(node.test, derived) and not (natural_end and _sized_by(node.test, natural_end))
         stack.extend((n, counted) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
     return False
+
+
+def _sized_by(test: ast.expr, name: str) -> bool:
+    """`test` compares with `len(name)`."""
+    return isinstance(test, ast.Compare) and any(
+        isinstance(n, ast.Call) and dotted(n.func) == "len" and len(n.args) == 1 and dotted(n.args[0]) == name
+        for n in ast.walk(test)
+    )
 
 
 def _asserts_whole_windows(model: "ModuleModel", loop: ast.For, source: ast.expr) -> bool:
