@@ -666,8 +666,9 @@ class EventWalker:
                 return False
             if callee is None or callee.module.calls_backward_in(callee.function):
                 return False  # an override running backward is a step function, judged with its callers
-        elif not (callee.module.touches_gradients(callee.function) or _calls_held_ddp(callee)):
-            return False
+            touching = True
+        else:
+            touching = callee.module.touches_gradients(callee.function) or _calls_held_ddp(callee)
         arguments = bind_arguments(callee, call)
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
         if callee.cls is not None and params and not is_static(callee.function):
@@ -675,6 +676,8 @@ class EventWalker:
             called_object = getattr(callee.function, "name", "") == "__call__" or not isinstance(call.func, ast.Attribute)
             arguments[params[0].arg] = call.func if called_object else call.func.value
         inner = Frame(callee.module, callee.function, callee.cls, arguments, frame, at or call)
+        if not (touching or _runs_ddp_set_by_caller(inner)):
+            return False
         # Most helpers a loop reaches hold no event, and every loop of every module reaching
         # them would walk them again: a walk that found none is remembered, with the functions
         # it followed, by what its finding none depends on.
@@ -776,6 +779,8 @@ def _kept_argument(frame: Frame, name: str, line: int) -> str | None:
     if not holder:
         return None
     module = frame.module
+    if module.scope(frame.scope).before(name, line):
+        return None  # `model.model = DDP(model.model)` after construction: no longer what was passed
     value, _, _ = module.values.reaching_value(from_dotted(holder), frame.scope, line)
     if value is None and frame.caller is None and holder in parameter_names(frame.scope):
         return _kept_by_callers(frame, holder, attribute)
@@ -860,8 +865,21 @@ def _ddp_lines(frame: Frame) -> list[int]:
             )
         return answers["combined", name]
 
+    def set_by_caller(name: str) -> bool:
+        # `self.model(x)` on an object whose `model` the caller wrapped in DDP, or `self.forward()`
+        # of a method calling it
+        if ("caller", name) not in answers:
+            method = find_method(module, cls, name)  # maybe a base class's, of another module
+            answers["caller", name] = role_in_frame(frame, _self_attribute(name)) is Role.DDP_MODEL or (
+                method is not None and not isinstance(method.function, ast.Lambda)
+                and _runs_ddp_set_by_caller(replace(frame, module=method.module, scope=method.function, cls=method.cls, roles={}))
+            )
+        return answers["caller", name]
+
     def names_ddp(text: str) -> bool:
         if any(name in text for name in parameters):
+            return True
+        if object_of_caller and any(set_by_caller(m.group(1)) for m in SELF_CALL.finditer(text)):
             return True
         # `self.downstream.model(x)`: a field of a project object built around a DDP model here
         if any(f"{field}(" in text for field in fields):
@@ -871,7 +889,9 @@ def _ddp_lines(frame: Frame) -> list[int]:
         # `self` of a subclass in another module: its names are read there
         return mixin and any(combined_ddp(m.group(1)) for m in SELF_CALL.finditer(text))
 
-    if not (parameters or fields or attributes or mixin):
+    # a class of this module (its methods are read here) on an object the unit wraps attributes of
+    object_of_caller = frame.caller is not None and mixin and _wraps_attributes(frame)
+    if not (parameters or fields or attributes or mixin or object_of_caller):
         return []
     scope = frame.scope
     first, last = (1, len(module.lines)) if isinstance(scope, ast.Module) else (scope.lineno, scope.end_lineno)
@@ -888,6 +908,28 @@ def _ddp_parameters(frame: Frame) -> set[str]:
     if isinstance(frame.scope, FUNCTION_TYPES) and isinstance(enclosing, FUNCTION_TYPES):
         names |= parameter_names(enclosing)  # a closure reads the enclosing function's
     return {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
+
+
+def _runs_ddp_set_by_caller(frame: Frame) -> bool:
+    """A method calling `self.model(x)` on an object whose `model` its caller wrapped in DDP
+    (`trainer.model = DDP(trainer.model)`, then `trainer.optimize_parameters()` runs
+    `self.forward()`): the frame knows what the class cannot."""
+    if frame.cls is None or isinstance(frame.scope, ast.Lambda) or frame.caller is None or not _wraps_attributes(frame):
+        return False
+    names = {m.group(1) for m in SELF_CALL.finditer(frame.module.source(frame.scope))}
+    return any(role_in_frame(frame, _self_attribute(name)) is Role.DDP_MODEL for name in names)
+
+
+def _wraps_attributes(frame: Frame) -> bool:
+    """Whether the unit's module wraps an attribute of an object other than `self` in DDP
+    (`trainer.model = DDP(trainer.model)`): only then can a method see a DDP model its own
+    class never names."""
+    while frame.caller is not None:
+        frame = frame.caller
+    module = frame.module
+    return module.memo(("wraps attributes in ddp",), lambda: any(
+        "." in name and not name.startswith("self.") for name in module.roles.named(Role.DDP_MODEL)
+    ))
 
 
 def _calls_held_ddp(callee) -> bool:

@@ -2246,3 +2246,59 @@ def test_a_running_total_of_the_loss_another_module_returns_after_its_backward(w
     assert codes(run) == [("train.py", "GL601")], run
     (workdir / "rl" / "agent.py").write_text(textwrap.dedent(DQN_AGENT).replace("return loss", "return loss.item()"))
     assert codes(gradlint("check", "--select", "GL601", "--format", "concise", ".")) == []
+
+
+OBJECT_TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, opt, net):
+        self.model = net
+        self.loss_fn = torch.nn.BCEWithLogitsLoss()
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=opt.lr)
+        self.accumulation_steps = opt.accumulation_steps
+        self.current_step = 0
+
+    def set_input(self, batch):
+        self.input, self.label = batch
+
+    def forward(self):
+        self.output = self.model(self.input)
+
+    def optimize_parameters(self):
+        self.current_step += 1
+        self.forward()
+        self.loss = self.loss_fn(self.output.squeeze(1), self.label) / self.accumulation_steps
+        self.loss.backward()
+        if self.current_step % self.accumulation_steps == 0:
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+"""
+
+OBJECT_MAIN = """
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from networks.trainer import Trainer
+
+
+def main(opt, net, loader, local_rank):
+    model = Trainer(opt, net)
+    model.model = DDP(model.model, device_ids=[local_rank])
+    for epoch in range(opt.epochs):
+        for data in loader:
+            model.set_input(data)
+            model.optimize_parameters()
+"""
+
+
+def test_ddp_set_on_a_trainer_objects_attribute_by_the_script(workdir, gradlint):
+    """main.py replaces the trainer object's model with a DDP wrapper; the trainer's method
+    accumulates over a window with no no_sync(): GL401 at the script's call. Without the
+    wrapper, silent."""
+    project(workdir, {"networks/__init__.py": "", "networks/trainer.py": OBJECT_TRAINER, "main.py": OBJECT_MAIN})
+    assert codes(check(gradlint, ".")) == [("main.py", "GL401")]
+    (workdir / "main.py").write_text(textwrap.dedent(OBJECT_MAIN).replace(
+        "    model.model = DDP(model.model, device_ids=[local_rank])\n", ""
+    ))
+    assert codes(check(gradlint, ".")) == []
