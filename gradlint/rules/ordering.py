@@ -148,6 +148,8 @@ class SchedulerBeforeStep(LoopRule):
                 continue  # GL204: stepped on every micro-batch
             if skips_first_epoch(sched):
                 continue  # `if epoch > 0:` as a new epoch begins: after the previous epoch's steps
+            if _built_each_iteration(model, loop, sched):
+                continue  # `scheduler = PolyLR(optimizer, cur_iter=it)` in the body: a value, no schedule kept
             related = [e for e in loop.events if not e.exclusive_with(sched)]
             if any(e.kind in STEPS and e.order < sched.order for e in related):
                 continue
@@ -203,3 +205,16 @@ def _after_the_steps(model: ModuleModel, loop: TrainingLoop, sched, last) -> ast
     if pair is None or pair[0] is not stmt:
         return None
     return end_of_step_run(model, loop, last) if pair[1] is last.stmt else pair[1]
+
+
+def _built_each_iteration(model: ModuleModel, loop, sched) -> bool:
+    """The scheduler is built anew in the loop's body before its step (from the iteration's
+    index): it keeps no schedule across iterations, so stepping it before the optimizer skips
+    nothing."""
+    if sched.elsewhere or sched.target is None or not isinstance(loop.node, (ast.For, ast.AsyncFor, ast.While)):
+        return False
+    body = loop.node
+    return any(
+        body.lineno < s.lineno < sched.node.lineno and isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
+        for s in model.scope(loop.scope).before(sched.target, sched.node.lineno)
+    )
