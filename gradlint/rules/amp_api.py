@@ -113,23 +113,47 @@ def _chosen_by_fallback(model: ModuleModel, stmt: ast.stmt, reference: ast.expr)
 
 
 def _under_fallback(model: ModuleModel, stmt: ast.stmt) -> bool:
+    """Under an `if` choosing between the two APIs (asking torch for the new one, or testing
+    the version with the new API on the other branch), or in an `except` branch. A version
+    test choosing native AMP over apex (`if torch < 1.6: apex else: from torch.cuda.amp import
+    autocast`, as vendored HF trainers do) keeps the deprecated spelling on every torch since."""
     for node in model.parents.chain(stmt):
         parent = model.parents.parent.get(node)
         if isinstance(parent, ast.If) and _mentions_fallback(model, parent.test):
-            return True
+            other = parent.orelse if node in parent.body else parent.body
+            if _asks_torch(model, parent.test) or _uses_new_api(model, other):
+                return True
         if isinstance(parent, ast.Try) and any(node in h.body for h in parent.handlers):
             return True
     return False
 
 
-def _mentions_fallback(model: ModuleModel, test: ast.expr) -> bool:
-    """A test of the torch version: its words (`version`, `torch_ge`), or `hasattr` asked of
-    torch (`hasattr(torch.amp, "GradScaler")`, not `hasattr(model, "module")`)."""
-    for node in ast.walk(test):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr":
-            if node.args and (model.imports.qualname(node.args[0]) or "").split(".")[0] == "torch":
+def _uses_new_api(model: ModuleModel, stmts: list[ast.stmt]) -> bool:
+    """`torch.amp.GradScaler(...)`, `torch.autocast(...)`, `from torch.amp import ...` in `stmts`."""
+    for node in (n for stmt in stmts for n in ast.walk(stmt)):
+        if isinstance(node, ast.ImportFrom) and (node.module == "torch.amp" or (node.module == "torch" and any(a.name in ("amp", "autocast") for a in node.names))):
+            return True
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            qualname = model.imports.qualname(node) or ""
+            if qualname.startswith("torch.amp.") or qualname == "torch.autocast":
                 return True
-            continue
+    return False
+
+
+def _asks_torch(model: ModuleModel, test: ast.expr) -> bool:
+    """`hasattr` asked of torch (`hasattr(torch.amp, "GradScaler")`, not `hasattr(model, "module")`)."""
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and node.args
+        and (model.imports.qualname(node.args[0]) or "").split(".")[0] == "torch"
+        for node in ast.walk(test)
+    )
+
+
+def _mentions_fallback(model: ModuleModel, test: ast.expr) -> bool:
+    """A test of the torch version: its words (`version`, `torch_ge`), or `hasattr` asked of torch."""
+    if _asks_torch(model, test):
+        return True
+    for node in ast.walk(test):
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
         if any(word in name.lower() for word in FALLBACK_WORDS):
             return True
