@@ -390,6 +390,9 @@ class TrainingLoop:
         class `CFG` of this module (a notebook's settings): the value the class's body gives the
         field, when no method of it (and no code here) sets it otherwise."""
         owner = dotted(factor.value)
+        imported = self.model.imports.origin(owner) if isinstance(factor.value, ast.Name) else None
+        if imported is not None and self.model.project is not None and not self.model.scope(self.scope).assignments.get(owner):
+            return self.model.project.setting(self.model, f"{imported}.{factor.attr}")  # `config.ACCUM_STEPS` of a project module
         if isinstance(factor.value, ast.Name) and self.model.classes.get(factor.value.id) is not None:
             built = (self.model, self.model.classes[factor.value.id])
         else:

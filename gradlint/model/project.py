@@ -1024,6 +1024,20 @@ class ProjectContext:
             self._note(path)  # the answer depends on every definition of the name
         return fitting[0]
 
+    def setting(self, module: "ModuleModel", qualname: str) -> list[ast.expr]:
+        """`config.ACCUMULATION_STEPS` read from project module `config`: the values its top
+        level gives the name, when no other code of it assigns it ([] otherwise)."""
+        from gradlint.model.values import module_setting
+
+        located = self._locate(module, qualname)
+        if located is None or len(located[1]) != 1:
+            return []
+        other = self.project.model(located[0])
+        if other is None:
+            return []
+        self._note(located[0])
+        return module_setting(other, located[1][0])
+
     def _locate(self, module: "ModuleModel", qualname: str) -> tuple[Path, list[str]] | None:
         if self.project is None:
             return None

@@ -261,6 +261,13 @@ def constant_setting(model: "ModuleModel", expr: ast.expr) -> bool | None:
     return truths.pop() if unchanged else None
 
 
+def module_setting(model: "ModuleModel", name: str) -> list[ast.expr]:
+    """The values the module's top level gives `name` (`ACCUMULATION_STEPS = 1` in a config
+    module), when no other code of it assigns the name; [] otherwise."""
+    top = [getattr(s, "value", None) for s in model.scope(model.tree).assignments.get(name, ())]
+    return top if top and None not in top and len(_assigned_anywhere(model).get(name, [])) == len(top) else []
+
+
 def class_body_values(cls: ast.ClassDef, field: str) -> list[ast.expr]:
     """The values the body of `cls` gives `field` (`accum = 1` in `class CFG:`)."""
     return [

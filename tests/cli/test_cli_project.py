@@ -2302,3 +2302,39 @@ def test_ddp_set_on_a_trainer_objects_attribute_by_the_script(workdir, gradlint)
         "    model.model = DDP(model.model, device_ids=[local_rank])\n", ""
     ))
     assert codes(check(gradlint, ".")) == []
+
+
+SETTINGS_CONFIG = """
+import torch
+
+MAX_LEN = 256
+BATCH_SIZE = 8
+ACCUMULATION_STEPS = 1
+DEVICE = torch.device("cuda")
+"""
+
+SETTINGS_ENGINE = """
+import config
+
+
+def train_fn(data_loader, model, optimizer, scheduler):
+    model.train()
+    for bi, batch in enumerate(data_loader):
+        loss = model(batch["ids"].to(config.DEVICE), batch["target"].to(config.DEVICE))
+        loss = loss / config.ACCUMULATION_STEPS
+        loss.backward()
+        if (bi + 1) % config.ACCUMULATION_STEPS == 0:
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+"""
+
+
+def test_a_window_a_settings_module_fixes_at_one_accumulates_nothing(workdir, gradlint):
+    """engine.py steps every `config.ACCUMULATION_STEPS` batches with no flush; config.py fixes
+    it at 1, so no batch is dropped: silent. Set to 4 there, GL205."""
+    project(workdir, {"config.py": SETTINGS_CONFIG, "engine.py": SETTINGS_ENGINE})
+    run = lambda: gradlint("check", "--select", "GL202,GL205", "--format", "concise", ".")
+    assert codes(run()) == []
+    (workdir / "config.py").write_text(textwrap.dedent(SETTINGS_CONFIG).replace("ACCUMULATION_STEPS = 1", "ACCUMULATION_STEPS = 4"))
+    assert codes(run()) == [("engine.py", "GL205")]
