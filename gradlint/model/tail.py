@@ -349,24 +349,31 @@ def _falsy(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value in (None, False, 0)
 
 
-def _item_and_iterable(loop: ast.For) -> tuple[str, str] | None:
-    """(item, iterable) names of `for item in iterable` or `for i, item in enumerate(iterable)`."""
+def _item_and_iterable(loop: ast.For) -> tuple[tuple[str, ...], str] | None:
+    """(item, iterable) names of `for item in iterable` or `for i, item in enumerate(iterable)`;
+    an item unpacked (`for a, b in pairs`) is the tuple of its names."""
     target, source = loop.target, loop.iter
     if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" and len(source.args) == 1:
         if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
             return None
         target, source = target.elts[1], source.args[0]
-    if isinstance(target, ast.Name) and isinstance(source, ast.Name):
-        return target.id, source.id
+    item = _names_of(target)
+    return (item, source.id) if item is not None and isinstance(source, ast.Name) else None
+
+
+def _names_of(expr: ast.expr | None) -> tuple[str, ...] | None:
+    """`x` -> (x,); `x, y` or `[x, y]` -> (x, y); None for anything else."""
+    if isinstance(expr, ast.Name):
+        return (expr.id,)
+    if isinstance(expr, (ast.Tuple, ast.List)) and expr.elts and all(isinstance(e, ast.Name) for e in expr.elts):
+        return tuple(e.id for e in expr.elts)
     return None
 
 
-def _yields_name(stmt: ast.stmt, the_yield: ast.Yield, name: str) -> bool:
-    """`yield name` as a statement of the loop body itself (not under a test)."""
-    return (
-        isinstance(stmt, ast.Expr) and stmt.value is the_yield
-        and isinstance(the_yield.value, ast.Name) and the_yield.value.id == name
-    )
+def _yields_name(stmt: ast.stmt, the_yield: ast.Yield, item: tuple[str, ...]) -> bool:
+    """`yield item` (`yield a, b` for an item unpacked as `a, b`) as a statement of the loop
+    body itself (not under a test)."""
+    return isinstance(stmt, ast.Expr) and stmt.value is the_yield and _names_of(the_yield.value) == item
 
 
 def _single_pass(model: "ModuleModel", loop: ast.For) -> bool:
