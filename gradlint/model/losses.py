@@ -405,8 +405,9 @@ class _Analysis:
                 isinstance(stmt.op, ast.Mult) and not _is_count(stmt.value)
             ):
                 return True
-            if isinstance(stmt.op, ast.Add) and self.expr(stmt.value, scope, stmt.lineno, depth + 1) is True:
-                return True  # `batch_loss += loss / accum_steps`: a sum of divided terms
+            divided = isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, (ast.Div, ast.FloorDiv))
+            if isinstance(stmt.op, ast.Add) and divided and self.expr(stmt.value, scope, stmt.lineno, depth + 1) is True:
+                return True  # `batch_loss += loss / accum_steps`: a sum of divided terms (not of weighted ones)
             return False if isinstance(stmt.op, (ast.Add, ast.Sub)) else None
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             return self.terms(stmt, target, scope, depth)
@@ -468,9 +469,9 @@ def _is_mask(expr: ast.expr) -> bool:
 
 
 def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> bool:
-    """`loss / len(preds)` where a loop over `preds` (or `range(len(preds))`) adds one term to
-    `loss` per item: the mean of the terms (subtoken losses, deep-supervision heads), not a
-    division by the window."""
+    """`loss / len(preds)` where a loop over `preds` (or `range(len(preds))`, `enumerate(preds)`)
+    adds one term to `loss` per item: the mean of the terms (subtoken losses, deep-supervision
+    heads), not a division by the window."""
     if not (
         isinstance(total, ast.Name) and isinstance(divisor, ast.Call) and dotted(divisor.func) == "len"
         and len(divisor.args) == 1 and dotted(divisor.args[0])
@@ -481,7 +482,7 @@ def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> b
         if not isinstance(loop, ast.For):
             continue
         over = loop.iter
-        if isinstance(over, ast.Call) and dotted(over.func) == "range" and len(over.args) == 1:
+        if isinstance(over, ast.Call) and dotted(over.func) in ("range", "enumerate") and len(over.args) == 1:
             over = over.args[0]
         if not (dotted(over) == items or (isinstance(over, ast.Call) and dotted(over.func) == "len" and over.args and dotted(over.args[0]) == items)):
             continue
