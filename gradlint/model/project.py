@@ -149,6 +149,9 @@ class Project:
         return self._located[key]
 
     def _locate(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
+        # `module` names modules only: a base where a file stops short of it cannot import it
+        # (`trainer.trainer_utils` beside trainer/trainer.py, a module and no package)
+        spelled = len([p for p in module.split(".") if p])
         parts = [p for p in module.split(".") if p] + names
         if level:
             base = importer.parent
@@ -159,18 +162,31 @@ class Project:
             bases = self._absolute_bases(importer)
             if parts and parts[0] == self.root.name:  # the root is the package: `mae_st.util.misc` in mae_st/
                 bases = [*bases, self.root.parent]
+        found: tuple[Path, list[str]] | None = None
         for base in bases:
             if not parts or not self._may_hold(base, parts[0]):
                 continue
-            for length in range(len(parts), 0, -1):
-                folder, name = base.joinpath(*parts[: length - 1]), parts[length - 1]
-                entries = self._listing(folder)  # most candidates are not there: no stat for them
-                for entry, candidate in ((f"{name}.py", f"{name}.py"), (name, f"{name}/__init__.py")):
-                    if entry in entries and (folder / candidate).is_file() and self.contains(folder / candidate):
-                        return folder / candidate, parts[length:]
+            match = self._longest_module(base, parts, max(spelled, 1))
+            # the base reading more of the dotted path as modules wins: beside trainer/trainer.py,
+            # `trainer.trainer_utils.AverageMeter` is trainer/trainer_utils.py's, from the root
+            if match is not None and (found is None or len(match[1]) < len(found[1])):
+                found = match
+        if found is not None:
+            return found
         package = bases[0] / "__init__.py"
         if level and parts and "__init__.py" in self._listing(bases[0]) and self.contains(package):
             return package, parts  # `from . import BaseActor`: a name the package's __init__ binds
+        return None
+
+    def _longest_module(self, base: Path, parts: list[str], shortest: int) -> tuple[Path, list[str]] | None:
+        """The file under `base` the longest prefix (at least `shortest` parts) of `parts` names
+        as a module, and the names left inside it."""
+        for length in range(len(parts), shortest - 1, -1):
+            folder, name = base.joinpath(*parts[: length - 1]), parts[length - 1]
+            entries = self._listing(folder)  # most candidates are not there: no stat for them
+            for entry, candidate in ((f"{name}.py", f"{name}.py"), (name, f"{name}/__init__.py")):
+                if entry in entries and (folder / candidate).is_file() and self.contains(folder / candidate):
+                    return folder / candidate, parts[length:]
         return None
 
     def _absolute_bases(self, importer: Path) -> list[Path]:

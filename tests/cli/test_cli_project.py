@@ -2338,3 +2338,51 @@ def test_a_window_a_settings_module_fixes_at_one_accumulates_nothing(workdir, gr
     assert codes(run()) == []
     (workdir / "config.py").write_text(textwrap.dedent(SETTINGS_CONFIG).replace("ACCUMULATION_STEPS = 1", "ACCUMULATION_STEPS = 4"))
     assert codes(run()) == [("engine.py", "GL205")]
+
+
+PACKAGE_TRAINER = """
+from trainer.trainer_utils import *
+
+
+class FBPTrainer:
+    def __init__(self, cfg):
+        self.cfg = cfg
+
+    def train_fn(self, loader_train, model, criterion, optimizer):
+        losses = AverageMeter()
+        model.train()
+        for step, (inputs, labels) in enumerate(loader_train):
+            optimizer.zero_grad()
+            loss = criterion(model(inputs), labels)
+            losses.update(loss, labels.size(0))
+            loss.backward()
+            optimizer.step()
+        return losses.avg
+"""
+
+PACKAGE_UTILS = """
+class AverageMeter(object):
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.val = 0
+        self.avg = 0
+        self.sum = 0
+        self.count = 0
+
+    def update(self, val, n=1):
+        self.val = val
+        self.sum += val * n
+        self.count += n
+        self.avg = self.sum / self.count
+"""
+
+
+def test_a_star_import_of_a_package_named_as_a_module_inside_it(workdir, gradlint):
+    """trainer/trainer.py star-imports `trainer.trainer_utils`, run from the root: the package
+    `trainer`, not the file beside it, holds `trainer_utils`; its AverageMeter sums the loss
+    tensor with its graph (GL601)."""
+    project(workdir, {"trainer/trainer.py": PACKAGE_TRAINER, "trainer/trainer_utils.py": PACKAGE_UTILS, "train.py": "from trainer.trainer import FBPTrainer\n"})
+    run = gradlint("check", "--select", "GL601", "--format", "concise", ".")
+    assert codes(run) == [("trainer.py", "GL601")], run
