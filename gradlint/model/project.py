@@ -368,6 +368,15 @@ class Project:
         model = self._models.get(self._resolved(path))
         return model.tree if model is not None and model.text == text else None
 
+    def release(self) -> None:
+        """Let go of everything this project read, for a worker done with it: its models refer
+        to the project, and to themselves through their memos, cycles that the collector (off
+        during a check) would never free."""
+        for model in self._models.values():
+            if model is not None:
+                model.__dict__.clear()
+        self.__dict__.clear()
+
     def adopt(self, path: Path, model: "ModuleModel") -> None:
         """The checked module's own model (the latest text, when fixes re-lint it): callers
         found elsewhere must resolve to its nodes."""
@@ -1179,7 +1188,10 @@ class ProjectContext:
         return found
 
 
-_PROJECTS: dict[tuple[Path, bool], Project] = {}
+_PROJECTS: dict[tuple[Path, bool], Project] = {}  # the most recently used last
+# A run over many projects (a folder of checkouts) hands each worker one project's files at a
+# time: the models and summaries of the projects it is done with are let go.
+MAX_LIVE_PROJECTS = 8
 
 
 def project_for(path: str, store: SummaryStore | None = None) -> Project | None:
@@ -1191,9 +1203,13 @@ def project_for(path: str, store: SummaryStore | None = None) -> Project | None:
     file = file.resolve()
     root = _root_of_folder(file.parent)
     key = (root or file.parent, root is None)
-    if key not in _PROJECTS:
-        _PROJECTS[key] = Project(key[0], flat=key[1], store=store)
-    return _PROJECTS[key]
+    project = _PROJECTS.pop(key, None)
+    if project is None:
+        project = Project(key[0], flat=key[1], store=store)
+    _PROJECTS[key] = project
+    while len(_PROJECTS) > MAX_LIVE_PROJECTS:
+        _PROJECTS.pop(next(iter(_PROJECTS))).release()
+    return project
 
 
 def project_key(path: str) -> Path:

@@ -447,3 +447,24 @@ def test_a_checked_module_its_project_parsed_already_is_not_parsed_again(tmp_pat
     assert parsed.count(engine_text) == 1
     assert [d.code for d in results[1].diagnostics] == [d.code for d in alone]
     assert "GL401" in [d.code for d in alone]
+
+
+def test_a_run_over_many_projects_keeps_only_the_latest_ones_alive(tmp_path):
+    """Each worker meets one project's files at a time: the projects it is done with are let go
+    (a folder of a thousand checkouts would otherwise hold every one's models), and the one in
+    use is the same object each time it is asked for."""
+    from gradlint.model import project as projects
+
+    projects.forget_projects()
+    files = []
+    for index in range(projects.MAX_LIVE_PROJECTS + 4):
+        root = tmp_path / f"repo{index}"
+        root.mkdir()
+        (root / "pyproject.toml").write_text("[project]\n")
+        (root / "train.py").write_text("import torch\n")
+        files.append(str(root / "train.py"))
+    seen = [projects.project_for(f) for f in files]
+    assert len(projects._PROJECTS) == projects.MAX_LIVE_PROJECTS
+    assert projects.project_for(files[-1]) is seen[-1]
+    assert projects.project_for(files[0]) is not seen[0]  # let go, built again when asked
+    projects.forget_projects()
