@@ -205,7 +205,8 @@ def _factory_classes(module: "ModuleModel", call: ast.Call) -> list[tuple["Modul
         classes = [class_of_instance(callee.module, r) for r in returns]
         return classes if classes and all(classes) else []
 
-    return module.memo(("factory classes", id(call)), compute)
+    # asked again while computing it (a factory whose returns resolve back through the call): none
+    return module.memo(("factory classes", id(call)), compute, while_computing=[])
 
 
 def _registry_classes(module: "ModuleModel", expr: ast.expr) -> list[tuple["ModuleModel", ast.ClassDef]]:
