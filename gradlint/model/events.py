@@ -669,6 +669,8 @@ class EventWalker:
             touching = True
         else:
             touching = callee.module.touches_gradients(callee.function) or _calls_held_ddp(callee)
+            if not touching and (callee.cls is None or not _wraps_attributes(frame)):
+                return False
         arguments = bind_arguments(callee, call)
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
         if callee.cls is not None and params and not is_static(callee.function):
@@ -683,8 +685,9 @@ class EventWalker:
         # it followed, by what its finding none depends on.
         quiet_walks = callee.module.memo(("quiet walks",), dict)
         key = _walk_key(inner)
-        quiet = quiet_walks.get(key) or quiet_walks.get((key, depth))
-        if quiet is not None and quiet.holds(self, depth):
+        known = quiet_walks.get(key), quiet_walks.get((key, depth))  # from any shallower call; from this depth
+        quiet = next((walk for walk in known if walk is not None and walk.holds(self, depth)), None)
+        if quiet is not None:
             self.followed.extend(quiet.followed)
             self.cuts.extend((*quiet.outer_cuts, *([None] if quiet.cut_for_depth else [])))
             return True
@@ -704,7 +707,7 @@ class EventWalker:
             walk = _QuietWalk.of(depth, callee.function, self.followed[followed:], self.cuts[cuts:])
             if walk.cut_for_depth:
                 quiet_walks[(key, depth)] = walk
-            elif quiet is None or depth > quiet.depth:
+            elif known[0] is None or depth > known[0].depth:
                 quiet_walks[key] = walk
         return True
 

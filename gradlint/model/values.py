@@ -244,28 +244,26 @@ def constant_setting(model: "ModuleModel", expr: ast.expr) -> bool | None:
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         inner = constant_setting(model, expr.operand)
         return None if inner is None else not inner
-    name = dotted(expr)
-    if isinstance(expr, ast.Attribute):
-        cls = model.classes.get(expr.value.id) if isinstance(expr.value, ast.Name) else None
-        written = class_body_values(cls, expr.attr) if cls is not None else []
-    elif isinstance(expr, ast.Name):
-        written = [getattr(s, "value", None) for s in model.scope(model.tree).assignments.get(name, ())]
+    if isinstance(expr, ast.Name):
+        written = module_setting(model, expr.id)
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in model.classes:
+        written = class_body_values(model.classes[expr.value.id], expr.attr)
     else:
         return None
     truths = {v.value for v in written if isinstance(v, ast.Constant) and isinstance(v.value, bool)}
     if len(truths) != 1 or not all(isinstance(v, ast.Constant) for v in written):
-        return None  # most tests end here, before the module-wide look below
-    # set only there: no function reassigns it (`CFG.unscale = True` in main)
-    elsewhere = _assigned_anywhere(model).get(name, [])
-    unchanged = not elsewhere if isinstance(expr, ast.Attribute) else len(elsewhere) == len(written)
-    return truths.pop() if unchanged else None
+        return None
+    # a class field set only there: no function reassigns it (`CFG.unscale = True` in main)
+    return None if isinstance(expr, ast.Attribute) and _assigned_anywhere(model).get(dotted(expr)) else truths.pop()
 
 
 def module_setting(model: "ModuleModel", name: str) -> list[ast.expr]:
     """The values the module's top level gives `name` (`ACCUMULATION_STEPS = 1` in a config
     module), when no other code of it assigns the name; [] otherwise."""
     top = [getattr(s, "value", None) for s in model.scope(model.tree).assignments.get(name, ())]
-    return top if top and None not in top and len(_assigned_anywhere(model).get(name, [])) == len(top) else []
+    if not top or None in top:
+        return []  # most names end here, before the module-wide look below
+    return top if len(_assigned_anywhere(model).get(name, [])) == len(top) else []
 
 
 def class_body_values(cls: ast.ClassDef, field: str) -> list[ast.expr]:
