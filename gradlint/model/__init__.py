@@ -36,12 +36,21 @@ OTHER_FRAMEWORKS = frozenset({
 GRADIENT_WORD = re.compile("|".join(GRADIENT_WORDS))
 BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
 HF_TRAINING_STEP = re.compile(r"\bself\.training_step\s*\(")  # a transformers Trainer's, in a copied loop
+# what an update is spelled with: a step, or a framework's call (Lightning's manual backward, an
+# Accelerate accelerator's or a DeepSpeed engine's methods) that stands for one
+STEP_WORD = re.compile(r"step|manual_backward|ccelerat|engine")
 # File-level triggers of the loss-function rules (DESIGN §6): a file none of them matches is not
 # parsed for those rules; what is judged is read off the ast.
 LOG_CALL = spelled(["log"], r"\(")  # torch.log(p), p.log()
 CROSS_ENTROPY_CALL = Words("cross_entropy", "CrossEntropyLoss")
 BCE_CALL = Words("binary_cross_entropy", "BCEWithLogitsLoss", "BCELoss")
 __all__ = ["ModuleModel", "TrainingLoop", "Accumulation", "Event", "Kind", "Role"]
+
+
+def _spans(lines: list[int], first_line: int, last_line: int) -> bool:
+    """Whether one of the sorted `lines` lies in first_line..last_line."""
+    index = bisect.bisect_left(lines, first_line)
+    return index < len(lines) and lines[index] <= last_line
 
 
 def _call_name(func: ast.expr) -> str | None:
@@ -260,9 +269,7 @@ class ModuleModel:
 
     def calls_backward_in(self, function: ast.AST) -> bool:
         """Whether one of the function's lines holds a `backward(` call (backward_lines)."""
-        lines = self.backward_lines
-        index = bisect.bisect_left(lines, function.lineno)
-        return index < len(lines) and lines[index] <= function.end_lineno
+        return _spans(self.backward_lines, function.lineno, function.end_lineno)
 
     @cached_property
     def gradient_helper_names(self) -> set[str] | None:
@@ -296,10 +303,33 @@ class ModuleModel:
         offsets += occurrences(self.text, {*helpers, *ddp_models})
         return sorted({self.line_at(offset) for offset in offsets})
 
+    def may_step(self, first_line: int, last_line: int) -> bool:
+        """Whether the lines may take an optimizer step, themselves or through a helper: a loop
+        whose backward passes update nothing trains nothing (a test of gradients, a hook), and
+        is not walked at all."""
+        if _spans(self._step_word_lines, first_line, last_line):
+            return True
+        lines = self._step_call_lines
+        return lines is None or _spans(lines, first_line, last_line)
+
+    @cached_property
+    def _step_word_lines(self) -> list[int]:
+        frameworks = [name.rsplit(".", 1)[-1] for role in (Role.ACCELERATOR, Role.ENGINE) for name in self.roles.named(role)]
+        offsets = [m.start() for m in STEP_WORD.finditer(self.text)]
+        offsets += occurrences(self.text, frameworks)
+        return sorted({self.line_at(offset) for offset in offsets})
+
+    @cached_property
+    def _step_call_lines(self) -> list[int] | None:
+        """Lines calling a helper that touches gradients (it may step); None when any call may
+        be one (a callable object touches gradients)."""
+        helpers = self.gradient_helper_names
+        if helpers is None:
+            return None
+        return sorted({self.line_at(start) for start in call_starts(self.text, helpers)})
+
     def may_hold_events(self, first_line: int, last_line: int) -> bool:
-        lines = self._event_lines
-        index = bisect.bisect_left(lines, first_line)
-        return index < len(lines) and lines[index] <= last_line
+        return _spans(self._event_lines, first_line, last_line)
 
     def scope(self, node: ast.AST) -> Scope:
         if id(node) not in self._scopes:

@@ -14,7 +14,7 @@ from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
-from gradlint.model.values import class_body_values
+from gradlint.model.values import class_setting, reassigned
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -392,6 +392,8 @@ class TrainingLoop:
         owner = dotted(factor.value)
         imported = self.model.imports.origin(owner) if isinstance(factor.value, ast.Name) else None
         if imported is not None and self.model.project is not None and not self.model.scope(self.scope).assignments.get(owner):
+            if reassigned(self.model, dotted(factor)):
+                return []  # `CFG.accum_iter = args.accum` here
             return self.model.project.setting(self.model, f"{imported}.{factor.attr}")  # `config.ACCUM_STEPS` of a project module
         if isinstance(factor.value, ast.Name) and self.model.classes.get(factor.value.id) is not None:
             built = (self.model, self.model.classes[factor.value.id])
@@ -401,9 +403,7 @@ class TrainingLoop:
         if built is None:
             return []
         module, cls = built
-        if factor.attr in module.class_attributes(cls):
-            return []  # a method sets it on `self`
-        return class_body_values(cls, factor.attr)
+        return class_setting(module, cls, factor.attr)
 
 
 def _cuts_a_batch(value: ast.expr | None) -> bool:
@@ -703,8 +703,8 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
 
 
 def _candidates(model: "ModuleModel"):
-    """Loops and functions that can reach a backward call: holding one, or a call of a helper
-    that reaches one (at any depth). Others are not walked at all."""
+    """Loops and functions that can reach a backward call (holding one, or a call of a helper
+    that reaches one, at any depth) and a step. Others are not walked at all."""
     backward_lines = model.backward_lines
     if not backward_lines and model.project is None:
         return  # autograd Functions define backward() but never call it
@@ -720,7 +720,7 @@ def _candidates(model: "ModuleModel"):
     units.sort(key=lambda n: (n.lineno, n.col_offset))
     for node in units:
         first = bisect.bisect_left(lines, node.lineno)
-        if first < len(lines) and lines[first] <= node.end_lineno:
+        if first < len(lines) and lines[first] <= node.end_lineno and model.may_step(node.lineno, node.end_lineno):
             yield node
 
 
