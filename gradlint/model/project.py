@@ -1051,17 +1051,21 @@ class ProjectContext:
 
     def setting(self, module: "ModuleModel", qualname: str) -> list[ast.expr]:
         """`config.ACCUMULATION_STEPS` read from project module `config`: the values its top
-        level gives the name, when no other code of it assigns it ([] otherwise)."""
-        from gradlint.model.values import module_setting
+        level gives the name, when no other code of it assigns it; `CFG.accum_iter` of a
+        namespace class `CFG` there, the values the class's body gives the field ([] otherwise)."""
+        from gradlint.model.values import class_setting, module_setting
 
         located = self._locate(module, qualname)
-        if located is None or len(located[1]) != 1:
+        if located is None or len(located[1]) not in (1, 2):
             return []
         other = self.project.model(located[0])
         if other is None:
             return []
         self._note(located[0])
-        return module_setting(other, located[1][0])
+        if len(located[1]) == 1:
+            return module_setting(other, located[1][0])
+        owner, field = located[1]
+        return class_setting(other, other.classes[owner], field) if owner in other.classes else []
 
     def _locate(self, module: "ModuleModel", qualname: str) -> tuple[Path, list[str]] | None:
         if self.project is None:

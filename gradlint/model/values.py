@@ -247,14 +247,13 @@ def constant_setting(model: "ModuleModel", expr: ast.expr) -> bool | None:
     if isinstance(expr, ast.Name):
         written = module_setting(model, expr.id)
     elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in model.classes:
-        written = class_body_values(model.classes[expr.value.id], expr.attr)
+        written = class_setting(model, model.classes[expr.value.id], expr.attr)
     else:
         return None
     truths = {v.value for v in written if isinstance(v, ast.Constant) and isinstance(v.value, bool)}
     if len(truths) != 1 or not all(isinstance(v, ast.Constant) for v in written):
         return None
-    # a class field set only there: no function reassigns it (`CFG.unscale = True` in main)
-    return None if isinstance(expr, ast.Attribute) and _assigned_anywhere(model).get(dotted(expr)) else truths.pop()
+    return truths.pop()
 
 
 def module_setting(model: "ModuleModel", name: str) -> list[ast.expr]:
@@ -264,6 +263,20 @@ def module_setting(model: "ModuleModel", name: str) -> list[ast.expr]:
     if not top or None in top:
         return []  # most names end here, before the module-wide look below
     return top if len(_assigned_anywhere(model).get(name, [])) == len(top) else []
+
+
+def class_setting(model: "ModuleModel", cls: ast.ClassDef, field: str) -> list[ast.expr]:
+    """The values the body of the module's namespace class `cls` gives `field` (`accum_iter = 1`
+    in `class CFG:`), when no method sets the field on `self` and no code of the module assigns
+    `CFG.accum_iter` (a main's `CFG.accum_iter = args.accum`); [] otherwise."""
+    if field in model.class_attributes(cls) or reassigned(model, f"{cls.name}.{field}"):
+        return []
+    return class_body_values(cls, field)
+
+
+def reassigned(model: "ModuleModel", name: str) -> bool:
+    """Whether any code of the module assigns the dotted `name`."""
+    return bool(_assigned_anywhere(model).get(name))
 
 
 def class_body_values(cls: ast.ClassDef, field: str) -> list[ast.expr]:

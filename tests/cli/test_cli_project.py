@@ -2340,6 +2340,55 @@ def test_a_window_a_settings_module_fixes_at_one_accumulates_nothing(workdir, gr
     assert codes(run()) == [("engine.py", "GL205")]
 
 
+SETTINGS_CLASS = """
+class CFG:
+    seed = 42
+    lr = 3e-4
+    epochs = 10
+    accum_iter = 1
+    max_grad_norm = 1.0
+    model_name = "convnext_tiny"
+"""
+
+SETTINGS_CLASS_ENGINE = """
+import torch
+from config import CFG
+
+
+def train_one_epoch(model, loader, optimizer, scheduler, scaler, device):
+    model.train()
+    for step, (images, labels) in enumerate(loader):
+        images, labels = images.to(device), labels.to(device)
+        with torch.autocast(device_type="cuda", dtype=torch.float16):
+            loss = torch.nn.functional.cross_entropy(model(images), labels) / CFG.accum_iter
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), CFG.max_grad_norm)
+        if (step + 1) % CFG.accum_iter == 0:
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+        scheduler.step()
+"""
+
+
+def test_a_window_a_settings_class_fixes_at_one_accumulates_nothing(workdir, gradlint):
+    """engine.py clips every batch and steps every `CFG.accum_iter` batches, CFG a namespace
+    class of config.py whose body fixes the window at 1: nothing accumulates, silent. At 4 there
+    the clip sees partial windows (GL203), the scheduler steps per batch (GL204) and the tail
+    is dropped (GL205); so too when the engine itself sets the field to 4."""
+    project(workdir, {"config.py": SETTINGS_CLASS, "engine.py": SETTINGS_CLASS_ENGINE})
+    run = lambda: gradlint("check", "--select", "GL203,GL204,GL205", "--format", "concise", ".")
+    assert codes(run()) == []
+    (workdir / "config.py").write_text(textwrap.dedent(SETTINGS_CLASS).replace("accum_iter = 1", "accum_iter = 4"))
+    assert codes(run()) == [("engine.py", "GL203"), ("engine.py", "GL205"), ("engine.py", "GL204")]
+    (workdir / "config.py").write_text(textwrap.dedent(SETTINGS_CLASS))
+    (workdir / "engine.py").write_text(textwrap.dedent(SETTINGS_CLASS_ENGINE).replace(
+        "def train_one_epoch(", "CFG.accum_iter = 4\n\n\ndef train_one_epoch("
+    ))
+    assert codes(run()) == [("engine.py", "GL203"), ("engine.py", "GL205"), ("engine.py", "GL204")]
+
+
 PACKAGE_TRAINER = """
 from trainer.trainer_utils import *
 
