@@ -288,8 +288,15 @@ class ModuleModel:
             return None
         names = {f.name for f in self._functions if id(f) in functions}
         if self.project is not None:
-            names |= self.project.gradient_names(self, reaching_backward)
+            names |= self.memo(("project names", reaching_backward), lambda: self.project.gradient_names(self, reaching_backward))
         return names
+
+    @cached_property
+    def stepping_helper_names(self) -> set[str] | None:
+        """Names under which code that may take a step is called: the module's functions that
+        spell one (or call one that does), and every gradient-touching name the project adds."""
+        seed = {id(f) for f in self._functions if _spans(self._step_word_lines, f.lineno, f.end_lineno)}
+        return self._helper_names(self._with_callers(seed))
 
     @cached_property
     def _event_lines(self) -> list[int]:
@@ -321,9 +328,9 @@ class ModuleModel:
 
     @cached_property
     def _step_call_lines(self) -> list[int] | None:
-        """Lines calling a helper that touches gradients (it may step); None when any call may
-        be one (a callable object touches gradients)."""
-        helpers = self.gradient_helper_names
+        """Lines calling a helper that may step; None when any call may be one (a callable
+        object may)."""
+        helpers = self.stepping_helper_names
         if helpers is None:
             return None
         return sorted({self.line_at(start) for start in call_starts(self.text, helpers)})

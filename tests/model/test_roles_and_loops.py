@@ -85,6 +85,42 @@ def test_the_innermost_loop_is_the_training_loop_and_helpers_are_followed():
     assert all(e.inlined for e in loops[0].events)
 
 
+def test_a_backward_reaching_no_step_trains_nothing_but_a_step_two_helpers_down_does():
+    model = model_of(
+        """
+        import torch
+
+        class Trainer:
+            def __init__(self, net):
+                self.net = net
+                self.opt = torch.optim.AdamW(net.parameters(), lr=1e-4)
+
+            def _apply(self):
+                self.opt.step()
+                self.opt.zero_grad()
+
+            def update(self):
+                self._apply()
+
+            def fit(self, loader):
+                for x, y in loader:
+                    loss = torch.nn.functional.mse_loss(self.net(x), y)
+                    loss.backward()
+                    self.update()
+
+            def gradient_norms(self, loader):
+                norms = []
+                for x, y in loader:
+                    self.net(x).sum().backward()
+                    norms.append(sum(p.grad.norm() for p in self.net.parameters()))
+                return norms
+        """
+    )
+    loops = [loop for loop in model.loops if isinstance(loop.node, ast.For)]
+    assert [loop.node.lineno for loop in loops] == [17]
+    assert [e.kind for e in loops[0].events] == [Kind.BACKWARD, Kind.STEP, Kind.ZERO_GRAD]
+
+
 def test_flat_and_nested_accumulation():
     flat = model_of(
         """
