@@ -264,8 +264,11 @@ class ModuleModel:
     @cached_property
     def backward_helper_names(self) -> set[str] | None:
         """Names under which code that reaches a backward call is called from elsewhere."""
-        seed = {id(f) for f in self._functions if self.calls_backward_in(f)}
-        return self._helper_names(self._with_callers(seed), reaching_backward=True)
+        return self._helper_names(self._backward_functions, reaching_backward=True)
+
+    @cached_property
+    def _backward_functions(self) -> set[int]:
+        return self._with_callers({id(f) for f in self._functions if self.calls_backward_in(f)})
 
     def calls_backward_in(self, function: ast.AST) -> bool:
         """Whether one of the function's lines holds a `backward(` call (backward_lines)."""
@@ -288,7 +291,21 @@ class ModuleModel:
             return None
         names = {f.name for f in self._functions if id(f) in functions}
         if self.project is not None:
-            names |= self.memo(("project names", reaching_backward), lambda: self.project.gradient_names(self, reaching_backward))
+            names |= self.memo(("project names", reaching_backward), lambda: self._project_names(reaching_backward))
+        return names
+
+    def _project_names(self, reaching_backward: bool) -> set[str]:
+        """The names the project adds (gradient_names), and the methods the module's classes
+        inherit from classes of other modules that touch gradients (or reach backward): a
+        mixin two bases up (`self.optimizer_zero(opt)`)."""
+        from gradlint.model.callees import class_hierarchy
+
+        names = self.project.gradient_names(self, reaching_backward)
+        for cls in self.classes.values():
+            for module, owner in class_hierarchy(self, cls)[1:] if cls.bases else ():
+                if module is not self:
+                    functions = module._backward_functions if reaching_backward else module._gradient_functions
+                    names |= {name for name, method in module.methods(owner).items() if id(method) in functions}
         return names
 
     @cached_property

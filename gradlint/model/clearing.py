@@ -77,11 +77,24 @@ def _clearing_nodes(module: "ModuleModel", node: ast.AST) -> list[tuple[ast.AST,
 
     def compute():
         return [
-            (child, clearing) for child in ast.walk(node)
+            (child, clearing) for child in _live_nodes(module, node)
             if (clearing := clearing_of(module, child)) is not None or isinstance(child, ast.Call)
         ]
 
     return module.memo(("clearing nodes", id(node)), compute)
+
+
+def _live_nodes(module: "ModuleModel", node: ast.AST):
+    """Every node under `node`, but for a module's functions and classes that nothing in it
+    names (a cleanup whose call is commented out): they never run for a module-level loop, and
+    those that run are followed from their calls."""
+    if not isinstance(node, ast.Module):
+        yield from ast.walk(node)
+        return
+    named = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    for statement in node.body:
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or statement.name in named:
+            yield from ast.walk(statement)
 
 
 def clears_for(clearings: list[Clearing], optimizer: str, stepping: set[str]) -> bool:

@@ -532,14 +532,16 @@ class EventWalker:
         return module.memo(("makes a clipper", id(value)), lambda: _makes_clipper(module, value, scope))
 
     def _clip(self, call: ast.Call, stmt: ast.stmt) -> None:
+        if _infinite(_threshold(call)):
+            return  # `clip_grad_norm_(params, float("inf"))` only measures the norm: it clips nothing
         self._add(Kind.CLIP, call, stmt, threshold_scaled=self._threshold_scaled(call))
 
     def _threshold_scaled(self, call: ast.Call) -> bool:
         """`clip_grad_norm_(params, max_norm * scaler.get_scale())`: a threshold multiplied by
         the loss scale clips scaled gradients at the true max_norm (followed through the
         helper's parameters and local assignments)."""
-        keyword = next((k.value for k in call.keywords if k.arg in ("max_norm", "clip_value")), None)
-        pending = [(keyword, self.frame)] if keyword is not None else [(a, self.frame) for a in call.args]
+        threshold = _threshold(call)
+        pending = [(threshold, self.frame)] if threshold is not None else []
         for _ in range(16):
             if not pending:
                 break
@@ -1125,6 +1127,20 @@ def _runs_fp16(accelerator: ast.Call) -> bool:
     return setting is not None and any(
         isinstance(n, ast.Constant) and n.value == "fp16" for n in ast.walk(setting)
     )
+
+
+def _threshold(call: ast.Call) -> ast.expr | None:
+    """A clip's threshold: `max_norm=` / `clip_value=`, else its second argument."""
+    keyword = next((k.value for k in call.keywords if k.arg in ("max_norm", "clip_value")), None)
+    return keyword if keyword is not None else call.args[1] if len(call.args) > 1 else None
+
+
+def _infinite(value: ast.expr | None) -> bool:
+    """`float("inf")`, `math.inf`, `torch.inf`, `np.inf`."""
+    if isinstance(value, ast.Call) and dotted(value.func) == "float" and len(value.args) == 1:
+        text = value.args[0]
+        return isinstance(text, ast.Constant) and str(text.value).strip().lower() in ("inf", "+inf", "infinity")
+    return isinstance(value, ast.Attribute) and value.attr == "inf"
 
 
 def _divided(loss: ast.expr, divisor: ast.expr) -> ast.expr:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, module_forwards, resolve_callee
 from gradlint.model.names import dotted, with_names_replaced
+from gradlint.model.roles import Role
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -22,7 +23,7 @@ RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|coder$|^F$|" + MODEL_FORW
 CRITERION = re.compile(r"crit|loss", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
-MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze"})
+MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze", "view", "reshape", "flatten"})
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`, a
 # StyleGAN phase's `gain`): it sets the term's share, it does not divide by the window.
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma", "gain"})
@@ -109,6 +110,7 @@ class _Analysis:
                     return self.expr(left, scope, line, depth + 1)
                 if (
                     _averages_its_terms(left, right, scope) or _averages_written_terms(left, right) or _own_size(left, right)
+                    or _masked_mean(left, right)
                     or self.per_micro_batch(right, scope, line, depth)
                 ):
                     return self.expr(left, scope, line, depth + 1)  # a mean over the terms: as raw as they are
@@ -159,6 +161,10 @@ class _Analysis:
                 return self.expr(receiver, scope, line, depth + 1)
             case ast.Call(func=ast.Attribute(value=receiver, attr="mul" | "mul_" | "multiply"), args=[factor], keywords=[]):
                 return self.expr(ast.BinOp(receiver, ast.Mult(), factor), scope, line, depth)  # as `receiver * factor`
+            case ast.Call(func=ast.Attribute(value=receiver, attr="scale"), args=[inner], keywords=[]) if (
+                self.model.roles.of(receiver) is Role.SCALER
+            ):  # `scaler.scale(loss / n)` a helper returns: the loss the scaler was handed
+                return self.expr(inner, scope, line, depth + 1)
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in NORMALIZING_METHODS:
                 return True
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in PASS_THROUGH_METHODS:
@@ -462,10 +468,33 @@ def _sized(divisor: ast.expr) -> str | None:
 def _is_mask(expr: ast.expr) -> bool:
     """`mask`, `attention_mask.float()`, `pad_mask.to(dtype)`: which elements count, not a
     divisor."""
+    name = _mask_name(expr)
+    return name is not None and "mask" in name.rsplit(".", 1)[-1].lower()
+
+
+def _mask_name(expr: ast.expr) -> str | None:
     while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in MASK_CASTS:
         expr = expr.func.value
-    name = dotted(expr)
-    return name is not None and "mask" in name.rsplit(".", 1)[-1].lower()
+    return dotted(expr)
+
+
+def _masked_mean(total: ast.expr, divisor: ast.expr) -> bool:
+    """`(loss * mask).sum() / mask.sum()`, `... / mask.sum(-1).clamp(min=1)`: the mean over the
+    elements a mask keeps (this micro-batch's tokens), no more."""
+    while isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr in ("clamp", "clamp_min", *MASK_CASTS):
+        divisor = divisor.func.value
+    if isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr == "sum":
+        counted = divisor.func.value
+    elif isinstance(divisor, ast.Call) and dotted(divisor.func) == "torch.sum" and divisor.args:
+        counted = divisor.args[0]
+    else:
+        return False
+    name = _mask_name(counted) if _is_mask(counted) else None
+    return name is not None and any(
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+        and name in (_mask_name(node.left), _mask_name(node.right))
+        for node in ast.walk(total)
+    )
 
 
 def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> bool:

@@ -49,6 +49,8 @@ class MissingZeroGrad(Rule):
                     )
                 else:
                     step = its_steps[0]
+                    if any(z.optimizer is None for z in loop.of(Kind.ZERO_GRAD)):
+                        continue  # a clear the model cannot attribute (an inherited helper's `optimizer.zero_grad()`)
                     if relevant and not _only_before(model, loop, step, relevant):
                         continue
                     never = (

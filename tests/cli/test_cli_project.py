@@ -2435,3 +2435,87 @@ def test_a_star_import_of_a_package_named_as_a_module_inside_it(workdir, gradlin
     project(workdir, {"trainer/trainer.py": PACKAGE_TRAINER, "trainer/trainer_utils.py": PACKAGE_UTILS, "train.py": "from trainer.trainer import FBPTrainer\n"})
     run = gradlint("check", "--select", "GL601", "--format", "concise", ".")
     assert codes(run) == [("trainer.py", "GL601")], run
+
+
+MIXIN_AMP = """
+from torch.amp import GradScaler, autocast
+
+
+class MixedPrecision:
+    def __init__(self, *, scaler: GradScaler, accumulate_iter: int = 1):
+        self.scaler = scaler
+        self._accumulate_iter = accumulate_iter
+
+    def scale_loss(self, loss):
+        return self.scaler.scale(loss / self._accumulate_iter)
+
+    def optimizer_step(self, optimizer, *, cur_iter: int):
+        if cur_iter % self._accumulate_iter == self._accumulate_iter - 1:
+            self.scaler.step(optimizer)
+            self.scaler.update()
+
+    def optimizer_zero(self, optimizer, *, cur_iter: int):
+        if cur_iter % self._accumulate_iter == 0:
+            optimizer.zero_grad()
+
+    @property
+    def autocast(self):
+        return autocast("cuda", enabled=self.scaler.is_enabled())
+"""
+
+MIXIN_PACKAGE_INIT = """
+from .amp import MixedPrecision
+"""
+
+MIXIN_BASE = """
+from abc import ABC
+
+from ..amp import MixedPrecision
+
+
+class EpochBase(MixedPrecision, ABC):
+    def __init__(self, *, model, optimizer, loader, scaler, accumulate_iter=1):
+        super().__init__(scaler=scaler, accumulate_iter=accumulate_iter)
+        self._model = model
+        self._optimizer = optimizer
+        self._loader = loader
+"""
+
+MIXIN_EPOCH = """
+import torch
+
+from segkit.epochs.base import EpochBase
+
+
+class SupervisedEpoch(EpochBase):
+    def run(self):
+        self._model.train()
+        for cur_iter, (image, target) in enumerate(self._loader):
+            self.optimizer_zero(self._optimizer, cur_iter=cur_iter)
+            with self.autocast:
+                loss = torch.nn.functional.cross_entropy(self._model(image), target)
+            self.scale_loss(loss).backward()
+            self.optimizer_step(self._optimizer, cur_iter=cur_iter)
+"""
+
+
+def test_a_window_kept_by_a_mixin_two_bases_up_in_another_module_is_read_there(workdir, gradlint):
+    """The epoch loop clears, scales and steps through methods of a mixed-precision mixin that
+    its base class (another module) inherits from a third module: the clear at the window's
+    start and the loss divided in `scale_loss` are seen there, silent. Without the clear,
+    GL104."""
+    files = {
+        "segkit/__init__.py": "",
+        "segkit/amp/__init__.py": MIXIN_PACKAGE_INIT,
+        "segkit/amp/amp.py": MIXIN_AMP,
+        "segkit/epochs/__init__.py": "",
+        "segkit/epochs/base.py": MIXIN_BASE,
+        "train/epoch.py": MIXIN_EPOCH,
+    }
+    project(workdir, files)
+    run = lambda: gradlint("check", "--select", "GL104,GL201", "--format", "concise", ".")
+    assert codes(run()) == []
+    (workdir / "train/epoch.py").write_text(textwrap.dedent(MIXIN_EPOCH).replace(
+        "            self.optimizer_zero(self._optimizer, cur_iter=cur_iter)\n", ""
+    ))
+    assert codes(run()) == [("epoch.py", "GL104")]

@@ -1,0 +1,17 @@
+"""SFT over prompt-masked tokens: each micro-batch's loss is the mean over the tokens its loss
+mask keeps, which is no division by the window: eight such means summed per step."""
+import torch
+import torch.nn.functional as F
+
+
+def train(model, loader, optimizer, accumulation_steps=8):
+    model.train()
+    for step, batch in enumerate(loader):
+        logits = model(batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+        mask = batch["loss_mask"].float()
+        token_loss = F.cross_entropy(logits.view(-1, logits.size(-1)), batch["labels"].view(-1), reduction="none")
+        loss = (token_loss * mask.view(-1)).sum() / mask.sum().clamp(min=1)
+        (loss / accumulation_steps).backward()  # expect: GL201
+        if (step + 1) % accumulation_steps == 0 or step + 1 == len(loader):
+            optimizer.step()
+            optimizer.zero_grad()
