@@ -369,6 +369,9 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
         return []
     values = _assigned_values(module, name, context)
     found = [c for v in values for c in classes_of_instance(module, v)]
+    aliased = [v for v in values if isinstance(v, ast.Name) and v.id != name]
+    if not found and len(aliased) == len(values) == 1:  # `scaler_ae = loss_scaler`: what the name it copies holds
+        return _instance_classes(module, aliased[0], context, follow_callers)
     if not found and follow_callers and name.startswith("self.") and context.cls is not None and defines_class(module, context.cls):
         # `self.actor(data)` where `__init__` keeps its `actor` parameter: what constructions pass
         parameter = constructor_parameter(module, context.cls, name.removeprefix("self."))

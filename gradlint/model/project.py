@@ -603,6 +603,16 @@ def _called_parameters(function: ast.FunctionDef, params: list[str]) -> set[str]
     }
 
 
+def _aliases(function: ast.FunctionDef, params: list[str]) -> dict[str, str]:
+    """Names `function` binds to a parameter as it is (`scaler_ae = loss_scaler`), each to
+    that parameter."""
+    return {
+        stmt.targets[0].id: stmt.value.id for stmt in ast.walk(function)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Name) and stmt.value.id in params and stmt.targets[0].id not in params
+    }
+
+
 def _called_unpacked(function: ast.FunctionDef, params: list[str]) -> set[str]:
     """Names `function` unpacks from a parameter (`a, b = pair`) and calls."""
     unpacked = {
@@ -928,17 +938,20 @@ class ProjectContext:
                 # `scaler_ae, scaler_disc = loss_scaler`, then `scaler_ae(loss, opt_ae)`: what the
                 # elements are, the walk asks the callers
                 names |= _called_unpacked(function, params) & calls
-            if not calls.intersection(params):
+            aliases = _aliases(function, params) if calls.difference(params) else {}
+            if not calls.intersection([*params, *aliases]):
                 continue  # the text first: a docstring's "optimizer (`Optimizer`):" reads as a call
-            called = _called_parameters(function, params)
+            called = {aliases.get(name, name) for name in _called_parameters(function, [*params, *aliases])}
             if not called:
                 continue
+            found = set()
             for path, site in self._index().callers(self.path, function.name):
                 for key, _, producer in site.arguments:
                     param = params[key] if isinstance(key, int) and key < len(params) else key
                     if param in called and self._touching(path, producer):
-                        names.add(param)
-            names |= _given_here(module, function, called, imported)
+                        found.add(param)
+            found |= _given_here(module, function, called, imported)
+            names |= found | {alias for alias, param in aliases.items() if param in found}
         return names
 
     def _touching(self, path: Path, producer: str | None) -> bool:

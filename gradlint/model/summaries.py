@@ -268,20 +268,21 @@ def argument_producer(model: "ModuleModel", stmt: ast.stmt, argument: ast.expr) 
 
 
 def _assigned_calls(model: "ModuleModel") -> dict[tuple[int, str], list[tuple[int, str | None]]]:
-    """(scope, name) -> (line, callee) of each `name = callee(...)`, from the statements only."""
+    """(scope, name) -> (line, callee) of each `name = callee(...)`, from the statements only;
+    `name = other` takes the callee of `other`'s last assignment before it (an alias)."""
 
     def compute():
         found: dict[tuple[int, str], list[tuple[int, str | None]]] = {}
-        for stmt in model.statements:
-            if isinstance(stmt, ast.Assign):
-                callee = dotted(stmt.value.func) if isinstance(stmt.value, ast.Call) else None
-                scope = id(model.parents.scope_of(stmt))
-                for target in stmt.targets:
-                    name = dotted(target)
-                    if name is not None:
-                        found.setdefault((scope, name), []).append((stmt.lineno, callee))
-        for assignments in found.values():
-            assignments.sort()
+        for stmt in sorted((s for s in model.statements if isinstance(s, ast.Assign)), key=lambda s: s.lineno):
+            scope = id(model.parents.scope_of(stmt))
+            callee = dotted(stmt.value.func) if isinstance(stmt.value, ast.Call) else None
+            if isinstance(stmt.value, ast.Name):
+                copied = [c for line, c in found.get((scope, stmt.value.id), ()) if line < stmt.lineno]
+                callee = copied[-1] if copied else None
+            for target in stmt.targets:
+                name = dotted(target)
+                if name is not None:
+                    found.setdefault((scope, name), []).append((stmt.lineno, callee))
         return found
 
     return model.memo(("assigned calls",), compute)

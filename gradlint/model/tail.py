@@ -33,7 +33,7 @@ class EpochTail:
     counter: str  # the enumerate index the boundary counts
     start: int | None  # enumerate's start; None when a variable (a resumed step, a global count)
     source: ast.expr | None  # what the loop iterates over: len() of it is the number of micro-batches
-    cleared_before: bool  # gradients are cleared before the loop: the tail is dropped, not carried
+    cleared_before: bool  # cleared before the loop (or every micro-batch): the tail is dropped, not carried
     count: str | None = None  # the number of micro-batches as code, where there is no loop to take len() of
     restarts: bool = False  # a window's own count, set back at each step: no index of the epoch to test
 
@@ -83,6 +83,8 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     cleared = any(clearing_of(model, n) is not None for stmt in before for n in ast.walk(stmt))
     if start is None and not cleared:
         return None  # the index may count on across epochs, and the window with it
+    # a `zero_grad()` on every micro-batch (GL202's) clears the tail at the next epoch's first
+    cleared = cleared or any(accumulation.runs_every_micro_batch(z) for z in loop.of(Kind.ZERO_GRAD))
     return EpochTail(counter, start, source, cleared, count=count, restarts=restarts)
 
 

@@ -2519,3 +2519,20 @@ def test_a_window_kept_by_a_mixin_two_bases_up_in_another_module_is_read_there(w
         "            self.optimizer_zero(self._optimizer, cur_iter=cur_iter)\n", ""
     ))
     assert codes(run()) == [("epoch.py", "GL104")]
+
+
+def test_scaler_object_and_optimizer_reach_the_engine_under_local_aliases(workdir, gradlint):
+    """The engine renames what main.py passes (`opt_ae = optimizer`, `scaler_ae = loss_scaler`)
+    before the loop, clears every iteration and hands the scaler object an update flag: the
+    accumulation is read through the aliases (the loss undivided: GL201; the DDP model main.py
+    wraps: GL401)."""
+    engine = textwrap.dedent(ENGINE_SCALER).replace(
+        "    accum_iter = args.accum_iter\n",
+        "    accum_iter = args.accum_iter\n    opt_ae = optimizer\n    scaler_ae = loss_scaler\n",
+    ).replace("        loss /= accum_iter\n", "").replace(
+        "        loss_scaler(loss, optimizer, parameters=model.parameters(),",
+        "        scaler_ae(loss, opt_ae, parameters=model.parameters(),",
+    )
+    assert "scaler_ae(loss, opt_ae" in engine
+    project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_UTIL, "engine.py": engine, "main.py": MAIN_SCALER})
+    assert codes(check(gradlint, ".")) == [("engine.py", "GL201"), ("engine.py", "GL401")]

@@ -81,3 +81,17 @@ def test_gl205_names_when_the_tail_is_dropped_by_where_the_window_steps():
     assert "when `len(loader)` is not a multiple of `accum`" in also_last.message
     assert "first micro-batch" not in also_last.message
     assert "when `len(loader) - 1` is not a multiple of `accum`" in first.message
+
+
+def test_gl205_names_the_tail_dropped_when_a_zero_grad_runs_on_every_micro_batch():
+    """Nothing clears the gradients between epochs: the tail leaks into the next epoch's first
+    window. With a `zero_grad()` on every micro-batch (GL202), the next epoch's first one clears
+    it: dropped."""
+    (leaks,) = check_source(TAIL.format(test="(step + 1) % accum == 0"), "train.py", select=["GL205"])
+    assert "leak into the first step of the next epoch" in leaks.message
+    every = TAIL.format(test="(step + 1) % accum == 0").replace(
+        "        loss = model(**batch).loss / accum\n",
+        "        optimizer.zero_grad()\n        loss = model(**batch).loss / accum\n",
+    )
+    (dropped,) = check_source(every, "train.py", select=["GL205"])
+    assert "the gradients are cleared before the next epoch, so those batches are dropped" in dropped.message
