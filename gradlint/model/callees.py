@@ -369,9 +369,9 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
         return []
     values = _assigned_values(module, name, context)
     found = [c for v in values for c in classes_of_instance(module, v)]
-    aliased = [v for v in values if isinstance(v, ast.Name) and v.id != name]
-    if not found and len(aliased) == len(values) == 1:  # `scaler_ae = loss_scaler`: what the name it copies holds
-        return _instance_classes(module, aliased[0], context, follow_callers)
+    copied = _copied_name(module, name, context.scope) if not found and len(values) == 1 else None
+    if copied is not None:  # `scaler_ae = loss_scaler`: what the name it copies holds
+        return _instance_classes(module, copied, context, follow_callers)
     if not found and follow_callers and name.startswith("self.") and context.cls is not None and defines_class(module, context.cls):
         # `self.actor(data)` where `__init__` keeps its `actor` parameter: what constructions pass
         parameter = constructor_parameter(module, context.cls, name.removeprefix("self."))
@@ -446,6 +446,16 @@ def _assigned_values(module: "ModuleModel", name: str, context: CallContext) -> 
     if name.startswith("self.") and context.cls is not None:
         return module.class_attributes(context.cls).get(name.removeprefix("self."), [])
     return [getattr(s, "value", None) for s, _ in _nearest_assignments(module, name, context.scope)]
+
+
+def _copied_name(module: "ModuleModel", name: str, scope: ast.AST) -> ast.Name | None:
+    """The other name `name` is bound to as it is (`scaler_ae = loss_scaler`), when that is its
+    one assignment (not an unpacking)."""
+    assigned = _nearest_assignments(module, name, scope)
+    stmt = assigned[0][0] if len(assigned) == 1 else None
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.value if isinstance(stmt.value, ast.Name) and stmt.value.id != name else None
+    return None
 
 
 def _nearest_assignments(module: "ModuleModel", name: str, scope: ast.AST) -> list[tuple[ast.stmt, ast.AST]]:
