@@ -179,6 +179,20 @@ class TrainingLoop:
         step, zero_grad and scheduler; None for other frameworks, which run the step too."""
         if self.plain:
             return self
+        view = self._backward_by_accelerator
+        return view if view is not None and view.plain else None
+
+    @cached_property
+    def turns_ordered_by_hand(self) -> list["TrainingLoop"]:
+        """Each optimizer's turn as the order rules read it: a GAN's, its backward passes maybe
+        Accelerate's (`accelerator_d.backward(d_loss)`, then `accelerator.backward(loss)`)."""
+        view = self._backward_by_accelerator if self.of(Kind.FRAMEWORK) else self
+        return view.optimizer_phases if view is not None else []
+
+    @cached_property
+    def _backward_by_accelerator(self) -> "TrainingLoop | None":
+        """The loop with each `accelerator.backward(loss)` read as the backward; None when some
+        other framework's call is among its events, or none at all."""
         framework = self.of(Kind.FRAMEWORK)
         if not framework or not all(e.by_accelerator for e in framework):
             return None
@@ -186,8 +200,7 @@ class TrainingLoop:
             replace(e, kind=Kind.BACKWARD, loss=e.node.args[0]) if _accelerator_backward(e) else e
             for e in self.events if e.kind is not Kind.FRAMEWORK or _accelerator_backward(e)
         ]
-        view = TrainingLoop(self.model, self.node, events, accelerated=True)
-        return view if view.plain else None
+        return TrainingLoop(self.model, self.node, events, accelerated=True)
 
     @cached_property
     def optimizer_phases(self) -> list["TrainingLoop"]:

@@ -84,7 +84,7 @@ class LoopRule(Rule):
             if view is not None:
                 yield from self.check_loop(model, view)
             elif self.reads_turns:
-                for turn in loop.optimizer_phases:
+                for turn in loop.turns_ordered_by_hand if self.reads_order_only else loop.optimizer_phases:
                     yield from self.check_loop(model, turn)
 
     def check_loop(self, model: "ModuleModel", loop: "TrainingLoop") -> Iterator[Finding]:

@@ -63,6 +63,7 @@ class ClipBeforeBackward(LoopRule):
     summary = "gradient clipping runs before this iteration's backward(), on stale or no gradients"
     fix_applicability = "safe"
     reads_order_only = True
+    reads_turns = True  # a GAN's second turn clipping before its own backward, after the first's step
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         for clip in loop.of(Kind.CLIP):
@@ -75,9 +76,9 @@ class ClipBeforeBackward(LoopRule):
                 continue  # the step right after the clip uses the previous iteration's backward
             backward = backwards[-1]
             message = (
-                f"{code(model, clip)} runs before {code(model, backward)}: it clips what the previous "
-                f"iteration left in `.grad` (already stepped, or cleared), then {code(model, step)} "
-                "consumes this iteration's gradients unclipped"
+                f"{code(model, clip)} runs before {code(model, backward)}: it clips what `.grad` held "
+                f"before that backward (gradients already stepped, cleared, or another optimizer's), then "
+                f"{code(model, step)} consumes this iteration's gradients unclipped"
             )
             yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, loop, clip, backward))
 
