@@ -532,7 +532,7 @@ class EventWalker:
         return module.memo(("makes a clipper", id(value)), lambda: _makes_clipper(module, value, scope))
 
     def _clip(self, call: ast.Call, stmt: ast.stmt) -> None:
-        if _infinite(_threshold(call)):
+        if any(_infinite(threshold) for threshold in _thresholds(call)):
             return  # `clip_grad_norm_(params, float("inf"))` only measures the norm: it clips nothing
         self._add(Kind.CLIP, call, stmt, threshold_scaled=self._threshold_scaled(call))
 
@@ -540,8 +540,7 @@ class EventWalker:
         """`clip_grad_norm_(params, max_norm * scaler.get_scale())`: a threshold multiplied by
         the loss scale clips scaled gradients at the true max_norm (followed through the
         helper's parameters and local assignments)."""
-        threshold = _threshold(call)
-        pending = [(threshold, self.frame)] if threshold is not None else []
+        pending = [(threshold, self.frame) for threshold in _thresholds(call)]
         for _ in range(16):
             if not pending:
                 break
@@ -1129,10 +1128,11 @@ def _runs_fp16(accelerator: ast.Call) -> bool:
     )
 
 
-def _threshold(call: ast.Call) -> ast.expr | None:
-    """A clip's threshold: `max_norm=` / `clip_value=`, else its second argument."""
+def _thresholds(call: ast.Call) -> list[ast.expr]:
+    """Where a clip's threshold is: `max_norm=` / `clip_value=`, else among its arguments (the
+    second of `clip_grad_norm_(params, 1.0)`, the first of FSDP's `model.clip_grad_norm_(1.0)`)."""
     keyword = next((k.value for k in call.keywords if k.arg in ("max_norm", "clip_value")), None)
-    return keyword if keyword is not None else call.args[1] if len(call.args) > 1 else None
+    return [keyword] if keyword is not None else list(call.args)
 
 
 def _infinite(value: ast.expr | None) -> bool:
