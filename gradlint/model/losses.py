@@ -109,7 +109,8 @@ class _Analysis:
                 if self.counts_processes(right, scope, line, depth) or self.corrects_partial_batch(right, scope, line):
                     return self.expr(left, scope, line, depth + 1)
                 if (
-                    _averages_its_terms(left, right, scope) or _averages_written_terms(left, right) or _own_size(left, right)
+                    _averages_its_terms(left, self.counted_items(right, scope, line), scope)
+                    or _averages_written_terms(left, right) or _own_size(left, right)
                     or _masked_mean(left, right)
                     or self.per_micro_batch(right, scope, line, depth)
                 ):
@@ -324,6 +325,23 @@ class _Analysis:
             return False  # rewards, advantages, log-probabilities of this micro-batch's samples
         return verdict
 
+    def counted_items(self, divisor: ast.expr, scope: ast.AST, line: int) -> ast.expr:
+        """A helper's divisor in its own names: `batch_size` its caller passes as `len(labels)`
+        (or a name set so) while passing `labels` for `batch_labels` is `len(batch_labels)`."""
+        if not isinstance(divisor, ast.Name) or self.model.scope(scope).before(divisor.id, line):
+            return divisor
+        passed = self.passed(divisor, scope)
+        if passed is None:
+            return divisor
+        bound, caller, caller_scope, caller_line = self.caller
+        if isinstance(passed, ast.Name):
+            passed = caller.model.values.reaching_value(passed, caller_scope, caller_line)[0] or passed
+        if not (isinstance(passed, ast.Call) and dotted(passed.func) == "len" and len(passed.args) == 1 and dotted(passed.args[0])):
+            return divisor
+        counted = dotted(passed.args[0])
+        parameter = next((p for p, argument in bound.items() if dotted(argument) == counted), None)
+        return ast.Call(ast.Name("len", ast.Load()), [ast.Name(parameter, ast.Load())], []) if parameter else divisor
+
     def passed(self, expr: ast.expr, scope: ast.AST) -> ast.expr | None:
         """The argument the caller passed for a parameter of the helper being read."""
         if self.caller is None or not isinstance(expr, ast.Name):
@@ -498,8 +516,8 @@ def _masked_mean(total: ast.expr, divisor: ast.expr) -> bool:
 
 
 def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> bool:
-    """`loss / len(preds)` where a loop over `preds` (or `range(len(preds))`, `enumerate(preds)`)
-    adds one term to `loss` per item: the mean of the terms (subtoken losses, deep-supervision
+    """`loss / len(preds)` where a loop over `preds` (or `range(len(preds))`, `enumerate(preds)`,
+    `zip(preds, labels)`) adds one term to `loss` per item: the mean of the terms (subtoken losses, deep-supervision
     heads), not a division by the window."""
     if not (
         isinstance(total, ast.Name) and isinstance(divisor, ast.Call) and dotted(divisor.func) == "len"
@@ -513,7 +531,12 @@ def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> b
         over = loop.iter
         if isinstance(over, ast.Call) and dotted(over.func) in ("range", "enumerate") and len(over.args) == 1:
             over = over.args[0]
-        if not (dotted(over) == items or (isinstance(over, ast.Call) and dotted(over.func) == "len" and over.args and dotted(over.args[0]) == items)):
+        # `zip(logits, labels)` yields as many items as each of them
+        iterated = over.args if isinstance(over, ast.Call) and dotted(over.func) == "zip" else [over]
+        if not any(
+            dotted(each) == items or (isinstance(each, ast.Call) and dotted(each.func) == "len" and each.args and dotted(each.args[0]) == items)
+            for each in iterated
+        ):
             continue
         if any(isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == total.id for s in ast.walk(loop)):
             return True
