@@ -603,25 +603,19 @@ def _called_parameters(function: ast.FunctionDef, params: list[str]) -> set[str]
     }
 
 
-def _aliases(function: ast.FunctionDef, params: list[str]) -> dict[str, str]:
-    """Names `function` binds to a parameter as it is (`scaler_ae = loss_scaler`), each to
-    that parameter."""
-    return {
-        stmt.targets[0].id: stmt.value.id for stmt in ast.walk(function)
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-        and isinstance(stmt.value, ast.Name) and stmt.value.id in params and stmt.targets[0].id not in params
-    }
-
-
-def _called_unpacked(function: ast.FunctionDef, params: list[str]) -> set[str]:
-    """Names `function` unpacks from a parameter (`a, b = pair`) and calls."""
-    unpacked = {
-        target.id for stmt in ast.walk(function)
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
-        and isinstance(stmt.value, ast.Name) and stmt.value.id in params
-        for target in stmt.targets[0].elts if isinstance(target, ast.Name)
-    }
-    return unpacked & _called_parameters(function, sorted(unpacked)) if unpacked else set()
+def _bound_to_parameters(function: ast.FunctionDef, params: list[str]) -> tuple[dict[str, str], set[str]]:
+    """Names `function` binds to a parameter: copies of one as it is (`scaler_ae =
+    loss_scaler`), each with the parameter, and names unpacked from one (`a, b = pair`)."""
+    aliases, unpacked = {}, set()
+    for stmt in ast.walk(function):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) and stmt.value.id in params):
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and target.id not in params:
+            aliases[target.id] = stmt.value.id
+        elif isinstance(target, ast.Tuple):
+            unpacked |= {t.id for t in target.elts if isinstance(t, ast.Name)}
+    return aliases, unpacked
 
 
 def _given_here(module: "ModuleModel", function: ast.FunctionDef, called: set[str], touching: set[str]) -> set[str]:
@@ -783,6 +777,7 @@ class ProjectContext:
         self._located: dict[str, tuple[Path, list[str]] | None] = {}
         self._heads: dict[str, bool] = {}
         self._imports: dict[tuple[Path | None, str], list[tuple[Path, list[str]]]] = {}
+        self._called_methods: dict[str, set[str]] = {}
 
     @cached_property
     def path(self) -> Path:
@@ -885,7 +880,9 @@ class ProjectContext:
         return self.project is not None and bool(self._configured_calls(text, self.project.backward_method_names))
 
     def _configured_calls(self, text: str, method_names: Callable[[Path], frozenset[str]]) -> set[str]:
-        called = {name for name in ATTRIBUTE_CALL.findall(text) if names_project_gradient_method(name)}
+        if text not in self._called_methods:  # the trigger asks, then each set of helper names
+            self._called_methods[text] = {name for name in set(ATTRIBUTE_CALL.findall(text)) if names_project_gradient_method(name)}
+        called = self._called_methods[text]
         found = set()
         for name in called:
             files = self._index().defining_files(name)
@@ -934,14 +931,14 @@ class ProjectContext:
             if not GRADIENT_WORDS.search(text):
                 continue
             calls = called_names(text)
-            if calls:
-                # `scaler_ae, scaler_disc = loss_scaler`, then `scaler_ae(loss, opt_ae)`: what the
-                # elements are, the walk asks the callers
-                names |= _called_unpacked(function, params) & calls
-            aliases = _aliases(function, params) if calls.difference(params) else {}
-            if not calls.intersection([*params, *aliases]):
+            aliases, unpacked = _bound_to_parameters(function, params) if calls.difference(params) else ({}, set())
+            if not calls.intersection([*params, *aliases, *unpacked]):
                 continue  # the text first: a docstring's "optimizer (`Optimizer`):" reads as a call
-            called = {aliases.get(name, name) for name in _called_parameters(function, [*params, *aliases])}
+            called_here = _called_parameters(function, [*params, *aliases, *unpacked])
+            # `scaler_ae, scaler_disc = loss_scaler`, then `scaler_ae(loss, opt_ae)`: what the
+            # elements are, the walk asks the callers
+            names |= unpacked & called_here
+            called = {aliases.get(name, name) for name in called_here if name in params or name in aliases}
             if not called:
                 continue
             found = set()
