@@ -27,21 +27,26 @@ class LossKeptWithGraph(Rule):
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         seen = set()
         for loop in model.loops:
-            if not isinstance(loop.node, LOOPS):
+            # a step method's totals on `self` outlive each call, as a loop's outlive each pass
+            method = isinstance(loop.node, FUNCTION_TYPES) and model.parents.enclosing_class(loop.node) is not None
+            if not isinstance(loop.node, LOOPS) and not method:
                 continue
             losses = _backpropagated_here(loop)
             for stmt, total, loss in _running_sums(model, loop.node, losses, _returning_their_loss(model, loop)):
+                if method and not total.startswith("self."):
+                    continue
                 if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, loop.node, stmt, total):
                     continue
                 seen.add(id(stmt))
                 name = dotted(loss) or model.source(loss)  # `train_step(batch)` returning its loss
                 keep = "detach()" if _used_as_tensor(model, total) else "item()"
                 reset = _later_reset(loop.node, stmt, total)
+                each = "call's" if method else "iteration's"
                 held = (
-                    f"keeps every iteration's graph (and the activations it saved) alive until it is "
+                    f"keeps every {each} graph (and the activations it saved) alive until it is "
                     f"reset at line {reset.lineno}: memory grows with each step of that window"
                     if reset is not None else
-                    f"keeps every iteration's graph (and the activations it saved) alive, and memory "
+                    f"keeps every {each} graph (and the activations it saved) alive, and memory "
                     f"grows with each step"
                 )
                 message = (
