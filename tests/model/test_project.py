@@ -468,3 +468,30 @@ def test_a_run_over_many_projects_keeps_only_the_latest_ones_alive(tmp_path):
     assert projects.project_for(files[-1]) is seen[-1]
     assert projects.project_for(files[0]) is not seen[0]  # let go, built again when asked
     projects.forget_projects()
+
+
+def test_import_lines_are_read_at_the_lines_that_spell_import_only():
+    """The index reads imports off every project file's text: tried only at lines spelling
+    `import`, they are the same matches a scan of every line gives."""
+    from gradlint.model.project import IMPORT_LINE, _import_lines
+
+    text = textwrap.dedent(
+        '''\
+        """Trains the model; see `import_weights` below."""
+        import os, sys
+        import torch.nn as nn; import math
+        from . import (
+            engine,
+            utils as u,
+        )
+        from ..data.loader import build_loader  # reimport later
+        x = "import this"
+            import json
+        def import_weights(path):
+            from safetensors.torch import load_file
+            return load_file(path)
+        '''
+    )
+    expected = [m.groups() for m in IMPORT_LINE.finditer(text)]
+    assert [m.groups() for m in _import_lines(text)] == expected
+    assert [m.group(0).split()[0] for m in _import_lines(text)] == ["import", "import", "from", "from", "import", "from"]
