@@ -369,7 +369,7 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
         return []
     values = _assigned_values(module, name, context)
     found = [c for v in values for c in classes_of_instance(module, v)]
-    copied = _copied_name(module, name, context.scope) if not found and len(values) == 1 else None
+    copied = _copied_name(module, name, context.scope) if not found and len(values) == 1 and "." not in name else None
     if copied is not None:  # `scaler_ae = loss_scaler`: what the name it copies holds
         return _instance_classes(module, copied, context, follow_callers)
     if not found and follow_callers and name.startswith("self.") and context.cls is not None and defines_class(module, context.cls):

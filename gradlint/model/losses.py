@@ -24,6 +24,7 @@ CRITERION = re.compile(r"crit|loss", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze", "view", "reshape", "flatten"})
+COUNT_CASTS = MASK_CASTS | {"clamp", "clamp_min"}  # `mask.sum().clamp(min=1)`: still the mask's count
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`, a
 # StyleGAN phase's `gain`): it sets the term's share, it does not divide by the window.
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma", "gain"})
@@ -499,7 +500,7 @@ def _mask_name(expr: ast.expr) -> str | None:
 def _masked_mean(total: ast.expr, divisor: ast.expr) -> bool:
     """`(loss * mask).sum() / mask.sum()`, `... / mask.sum(-1).clamp(min=1)`: the mean over the
     elements a mask keeps (this micro-batch's tokens), no more."""
-    while isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr in ("clamp", "clamp_min", *MASK_CASTS):
+    while isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr in COUNT_CASTS:
         divisor = divisor.func.value
     if isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr == "sum":
         counted = divisor.func.value

@@ -96,8 +96,8 @@ def _only_before(model: ModuleModel, loop: TrainingLoop, step, clearings) -> boo
     """Every clearing that could clear the step's gradients is a statement of the loop's own
     function before the loop (`optimizer.zero_grad()` once, then `for batch in loader:
     backward(); step()`), and the step runs on every iteration: each step adds to the last."""
-    if step.guards or step.loops or step.elsewhere or any(z.optimizer is None for z in loop.of(Kind.ZERO_GRAD)):
-        return False  # a clear in the loop the model cannot attribute may clear these gradients
+    if step.guards or step.loops or step.elsewhere:
+        return False
     function = loop.scope
     return all(c.node.end_lineno < loop.node.lineno and _run_once(model, function, c.node) for c in clearings)
 
