@@ -85,36 +85,19 @@ class SchedulerPerMicroBatch(LoopRule):
         accumulation = loop.accumulation
         if accumulation is None:
             return
-        steps = [s for s in loop.on_path(*STEPS) if accumulation.covers(s)]
         step = loop.on_path(*STEPS)[-1]
         factor = factor_text(model, accumulation.factor)
         for sched in loop.on_path(Kind.SCHED_STEP):
-            if sched.node.args or sched.node.keywords or not accumulation.runs_every_micro_batch(sched):
-                continue
-            if steps and all(sched.exclusive_with(s) for s in steps):
-                continue  # `if args.deepspeed: ... scheduler.step()` beside a hand-counted window it never runs with
-            if sched.target in prepared_names(model):
-                continue  # Accelerate's scheduler wrapper steps only when the optimizer did
-            if schedule_counts_micro_batches(model, sched, accumulation.factor):
-                continue  # built with `num_training_steps * accum`: counted in micro-batches
-            if _bounded_by_micro_batch_count(model, loop, sched):
-                continue  # `if n_itr < warmup_total: scheduler.step()`: its length is counted in micro-batches
-            if step.inlined and _told_when(step):
-                # `self.train_batch(x, apply_gradients)`, `optimizer_step(loss, ..., is_update)`:
-                # the caller counts its schedule in calls of a helper that it tells when to apply
-                # (the scheduler stepped by the caller or by the helper on every call); whether
-                # that is wrong depends on how the schedule was built, which this loop does not show
+            if not advances_per_micro_batch(model, loop, sched):
                 continue
             message = (
                 f"`{sched.target}.step()` runs on every micro-batch while {code(model, step)} waits "
                 f"for `{factor}` of them: the learning rate advances `{factor}` times per update, so "
                 f"warm-up ends and decay finishes `{factor}` times too early (in updates)"
             )
-            anchor = end_of_step_run(model, loop, step)
             yield Finding(self.code, model.span(sched.anchor), message, self.plan(
-                f"Move `{sched.target}.step()` after the step", move(model, loop, sched, anchor, "after")
+                f"Move `{sched.target}.step()` after the step", move(model, loop, sched, once_per_update(model, loop), "after")
             ))
-
 
     def _not_prepared(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         """Inside `accelerator.accumulate(model)` the prepared optimizer skips its step until the
@@ -132,6 +115,34 @@ class SchedulerPerMicroBatch(LoopRule):
                 f"update and the schedule ends `{factor}` times too early; prepare it with the optimizer"
             )
             yield Finding(self.code, model.span(sched.anchor), message, None)
+
+
+def advances_per_micro_batch(model: ModuleModel, loop: TrainingLoop, sched) -> bool:
+    """A plain `scheduler.step()` runs on every micro-batch of the loop's window while the
+    schedule is counted in updates (GL204)."""
+    accumulation = loop.accumulation
+    if accumulation is None or sched.node.args or sched.node.keywords or not accumulation.runs_every_micro_batch(sched):
+        return False
+    steps = [s for s in loop.on_path(*STEPS) if accumulation.covers(s)]
+    if steps and all(sched.exclusive_with(s) for s in steps):
+        return False  # `if args.deepspeed: ... scheduler.step()` beside a hand-counted window it never runs with
+    if sched.target in prepared_names(model):
+        return False  # Accelerate's scheduler wrapper steps only when the optimizer did
+    if schedule_counts_micro_batches(model, sched, accumulation.factor):
+        return False  # built with `num_training_steps * accum`: counted in micro-batches
+    if _bounded_by_micro_batch_count(model, loop, sched):
+        return False  # `if n_itr < warmup_total: scheduler.step()`: its length is counted in micro-batches
+    step = loop.on_path(*STEPS)[-1]
+    # `self.train_batch(x, apply_gradients)`, `optimizer_step(loss, ..., is_update)`: the caller
+    # counts its schedule in calls of a helper that it tells when to apply (the scheduler stepped
+    # by the caller or by the helper on every call); whether that is wrong depends on how the
+    # schedule was built, which this loop does not show
+    return not (step.inlined and _told_when(step))
+
+
+def once_per_update(model: ModuleModel, loop: TrainingLoop) -> ast.stmt:
+    """Where a scheduler stepped once per update goes: after the window's step."""
+    return end_of_step_run(model, loop, loop.on_path(*STEPS)[-1])
 
 
 def _in_accelerate_windows(model: ModuleModel, loop: TrainingLoop, kind: Kind):

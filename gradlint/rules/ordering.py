@@ -11,6 +11,7 @@ from gradlint.model.epochs import scheduler_steps_before_training, skips_first_e
 from gradlint.model.events import STEPS
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, LoopRule
+from gradlint.rules.micro_batches import advances_per_micro_batch, once_per_update
 from gradlint.rules.shared import code, contains, end_of_step_run, move
 
 
@@ -141,12 +142,9 @@ class SchedulerBeforeStep(LoopRule):
     reads_several_optimizers = True
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
-        accumulation = loop.accumulation
         for sched in loop.of(Kind.SCHED_STEP):
             if sched.node.args or sched.node.keywords or sched.own_schedule:
                 continue  # ReduceLROnPlateau's metric, an explicit epoch, a project's own class: their own convention
-            if accumulation is not None and accumulation.runs_every_micro_batch(sched):
-                continue  # GL204: stepped on every micro-batch
             if skips_first_epoch(sched):
                 continue  # `if epoch > 0:` as a new epoch begins: after the previous epoch's steps
             if _built_each_iteration(model, loop, sched):
@@ -162,7 +160,9 @@ class SchedulerBeforeStep(LoopRule):
                 "learning rate meant for the next one, and the schedule's first value is never "
                 "used (warm-up starts one step late, decay comes one step early)"
             )
-            anchor = _after_the_steps(model, loop, sched, later[-1])
+            # stepped on every micro-batch of a window counted in updates (GL204 too): one move
+            # after the window's step mends both
+            anchor = once_per_update(model, loop) if advances_per_micro_batch(model, loop, sched) else _after_the_steps(model, loop, sched, later[-1])
             yield Finding(self.code, model.span(sched.anchor), message, self.plan(
                 f"Move `{sched.target}.step()` after the step", anchor and move(model, loop, sched, anchor, "after")
             ))

@@ -7,6 +7,6 @@ for it in range(max_iters):
         x, y = get_batch("train")
         loss = model(x, y) / grad_accum_steps
         loss.backward()
-        sched.step()  # expect: GL204
+        sched.step()  # expect: GL106, GL204
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)

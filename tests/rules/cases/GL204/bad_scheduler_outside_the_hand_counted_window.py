@@ -20,7 +20,7 @@ def train_step(data_iterator, model, optimizer, lr_scheduler, args, forward_step
                 break
             model.step()
         else:
-            lr_scheduler.step()  # expect: GL204
+            lr_scheduler.step()  # expect: GL106, GL204
             if count == args.gradient_accumulation_steps:
                 optimizer.step()
                 break

@@ -6,7 +6,7 @@ micro = 0
 while True:
     loss = model(next(stream)) / accum_steps
     loss.backward()
-    scheduler.step()  # expect: GL204
+    scheduler.step()  # expect: GL106, GL204
     micro += 1
     if micro % accum_steps == 0:
         optimizer.step()

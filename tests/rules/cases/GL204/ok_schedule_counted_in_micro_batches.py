@@ -13,7 +13,7 @@ def train(args, model, loader, optimizer):
         for step, batch in enumerate(loader):
             loss = model(**batch).loss / args.gradient_accumulation_steps
             loss.backward()
-            scheduler.step()
             if (step + 1) % args.gradient_accumulation_steps == 0 or step + 1 == len(loader):
                 optimizer.step()
                 optimizer.zero_grad()
+            scheduler.step()

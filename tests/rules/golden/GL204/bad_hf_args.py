@@ -12,5 +12,5 @@ def train(args, model, train_dataloader, t_total):
             if (step + 1) % args.gradient_accumulation_steps == 0 or step + 1 == len(train_dataloader):
                 torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
                 optimizer.step()
-                scheduler.step()  # expect: GL204
+                scheduler.step()  # expect: GL106, GL204
                 model.zero_grad()

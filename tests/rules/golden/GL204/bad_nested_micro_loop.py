@@ -8,5 +8,5 @@ for it in range(max_iters):
         loss = model(x, y) / grad_accum_steps
         loss.backward()
     optimizer.step()
-    sched.step()  # expect: GL204
+    sched.step()  # expect: GL106, GL204
     optimizer.zero_grad(set_to_none=True)

@@ -7,5 +7,5 @@ for i, (x, y) in enumerate(batches):
     loss.backward()
     if (i + 1) % update_freq == 0 or i + 1 == len(batches):
         optimizer.step()
-        scheduler.step()  # expect: GL204
+        scheduler.step()  # expect: GL106, GL204
         optimizer.zero_grad()

@@ -22,5 +22,5 @@ def train_step(data_iterator, model, optimizer, lr_scheduler, args, forward_step
         else:
             if count == args.gradient_accumulation_steps:
                 optimizer.step()
-                lr_scheduler.step()  # expect: GL204
+                lr_scheduler.step()  # expect: GL106, GL204
                 break

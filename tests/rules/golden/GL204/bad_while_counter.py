@@ -9,5 +9,5 @@ while True:
     micro += 1
     if micro % accum_steps == 0:
         optimizer.step()
-        scheduler.step()  # expect: GL204
+        scheduler.step()  # expect: GL106, GL204
         optimizer.zero_grad()
