@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
-from gradlint.model.callees import CallContext, callers, class_of_instance, class_of_scope, resolve_callee
+from gradlint.model.callees import CallContext, callers, class_of_instance, class_of_scope, parameter_names, resolve_callee
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
@@ -385,9 +385,10 @@ class TrainingLoop:
         ), None)
 
     def _always_one(self, factor: ast.expr) -> bool:
-        """`accum_steps = 1`: a factor whose every assignment here is the literal 1."""
+        """`accum_steps = 1`: a factor whose every assignment here is the literal 1 (a parameter
+        also takes what callers pass: `if warmup: accumulate = 1` is one of its values)."""
         name = dotted(factor)
-        if name is None:
+        if name is None or name in parameter_names(self.scope):
             return False
         values = [
             getattr(stmt, "value", None)

@@ -2536,3 +2536,78 @@ def test_scaler_object_and_optimizer_reach_the_engine_under_local_aliases(workdi
     assert "scaler_ae(loss, opt_ae" in engine
     project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_UTIL, "engine.py": engine, "main.py": MAIN_SCALER})
     assert codes(check(gradlint, ".")) == [("engine.py", "GL201"), ("engine.py", "GL401")]
+
+
+DETECTOR_ENGINE = '''
+import torch
+
+from train_utils import misc
+
+
+def train_one_epoch(model, optimizer, loader, epoch, accumulate, warmup=False, scaler=None):
+    model.train()
+    if epoch == 0 and warmup:
+        accumulate = 1  # the warm-up epoch updates on every batch
+    batches = len(loader)
+    for i, (images, targets) in enumerate(loader):
+        step = i + batches * epoch
+        with torch.autocast("cuda", enabled=scaler is not None):
+            losses = misc.detection_loss(model(images), targets)
+        losses = losses / accumulate
+        if scaler is not None:
+            scaler.scale(losses).backward()
+        else:
+            losses.backward()
+        if step % accumulate == 0:
+            if scaler is not None:
+                scaler.step(optimizer)
+                scaler.update()
+            else:
+                optimizer.step()
+            optimizer.zero_grad()
+'''
+
+DETECTOR_MULTI_GPU = '''
+import torch
+
+from train_utils import engine as train_util
+
+
+def main(args):
+    torch.distributed.init_process_group("nccl")
+    accumulate = max(round(64 / (args.world_size * args.batch_size)), 1)
+    model = build_detector(args).cuda()
+    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+    for epoch in range(args.epochs):
+        train_util.train_one_epoch(model, optimizer, loader, epoch, accumulate=accumulate, warmup=True)
+'''
+
+DETECTOR_SINGLE_GPU = '''
+import torch
+
+from train_utils import engine as train_util
+
+
+def main(args):
+    accumulate = max(round(64 / args.batch_size), 1)
+    model = build_detector(args).cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+    for epoch in range(args.epochs):
+        train_util.train_one_epoch(model, optimizer, loader, epoch, accumulate=accumulate, warmup=True)
+'''
+
+
+def test_a_window_parameter_set_to_one_in_a_warm_up_branch_still_accumulates(workdir, gradlint):
+    """`if epoch == 0 and warmup: accumulate = 1` is one value of the window: the parameter
+    takes what the callers pass otherwise. The multi-GPU script hands the engine, imported under
+    a module alias, a DDP model (the single-GPU script a plain one): GL401."""
+    project(workdir, {
+        "detection/train_multi_GPU.py": DETECTOR_MULTI_GPU,
+        "detection/train.py": DETECTOR_SINGLE_GPU,
+        "detection/train_utils/__init__.py": "",
+        "detection/train_utils/misc.py": "def detection_loss(pred, targets):\n    return pred.sum()\n",
+        "detection/train_utils/engine.py": DETECTOR_ENGINE,
+    })
+    run = check(gradlint, "detection/train_utils/engine.py")
+    assert codes(run) == [("engine.py", "GL401")], run
