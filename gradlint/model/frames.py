@@ -329,8 +329,9 @@ def passed_for(module: "ModuleModel", function: ast.AST, expr: ast.expr, line: i
     if module.scope(function).before(expr.id, line):
         return None
     passed = []
+    constructed = module.parents.enclosing_class(function) if function.name == "__init__" else None
     for call, context in callers(module, function):
-        argument = bind_arguments(Callee(module, function, _bound_class(module, function, call)), call).get(expr.id)
+        argument = bind_arguments(Callee(module, function, constructed or _bound_class(module, function, call)), call).get(expr.id)
         if argument is None:
             return False
         passed.append((context.module, argument, context.scope, call.lineno))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import parameter_names
+from gradlint.model.frames import passed_for
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -13,6 +15,7 @@ if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
 PREPARE_METHODS = frozenset({"prepare", "prepare_model", "prepare_optimizer", "prepare_scheduler", "setup", "setup_optimizers"})
+MAX_HANDS = 2  # callers followed up from a parameter: a script builds a trainer that runs the loop
 
 
 def prepared_names(model: "ModuleModel") -> frozenset[str]:
@@ -35,27 +38,58 @@ def prepared_names(model: "ModuleModel") -> frozenset[str]:
     return model.memo(("prepared",), compute)
 
 
+def is_prepared(model: "ModuleModel", event) -> bool:
+    """The object `event` calls a method of was handed to `prepare(...)`: in its own module, or
+    by every caller that hands it in (`Trainer(model, optimizer, accelerator)` after
+    `accelerator.prepare(...)` in the script)."""
+    module = event.module or model
+    receiver = event.node.func.value if isinstance(event.node, ast.Call) and isinstance(event.node.func, ast.Attribute) else None
+    if receiver is None or event.scope is None:
+        return False
+    origins = _handed(module, receiver, event.scope, event.node.lineno, 0)
+    return bool(origins) and all(dotted(expr) in prepared_names(owner) for owner, expr, _, _ in origins)
+
+
 def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
     """N of the Accelerate accumulation window `event` runs in: inside `accelerator.accumulate(...)`
-    of an Accelerator built here with `gradient_accumulation_steps=N` (N not the literal 1), and
-    not under `if accelerator.sync_gradients:`. There the prepared optimizer steps once per window,
-    and anything not prepared acts every micro-batch."""
+    of an Accelerator built with `gradient_accumulation_steps=N` (N not the literal 1), here or by
+    the callers handing it in, and not under `if accelerator.sync_gradients:`. There the prepared
+    optimizer steps once per window, and anything not prepared acts every micro-batch."""
     module = event.module or model
     if any(g.holds and _tests_sync(g.test) for g in event.guards):
         return None  # `if accelerator.sync_gradients:` (maybe `and` other tests): at the window's end only
     for context in event.contexts:
         if not (isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute) and context.func.attr == "accumulate"):
             continue
-        accelerator = context.func.value
-        if module.roles.of(accelerator) is not Role.ACCELERATOR:
-            continue
-        value, _, _ = module.values.reaching_value(accelerator, event.scope, context.lineno)
-        if not (isinstance(value, ast.Call) and (module.imports.qualname(value.func) or "").endswith("Accelerator")):
-            continue
-        steps = next((k.value for k in value.keywords if k.arg == "gradient_accumulation_steps"), None)
-        if steps is not None and not (isinstance(steps, ast.Constant) and steps.value == 1):
-            return steps
+        for owner, expr, scope, line in _handed(module, context.func.value, event.scope, context.lineno, 0):
+            value = owner.values.reaching_value(expr, scope, line)[0] if dotted(expr) else None
+            if not (isinstance(value, ast.Call) and (owner.imports.qualname(value.func) or "").endswith("Accelerator")):
+                continue
+            steps = next((k.value for k in value.keywords if k.arg == "gradient_accumulation_steps"), None)
+            if steps is not None and not (isinstance(steps, ast.Constant) and steps.value == 1):
+                return steps
     return None
+
+
+def _handed(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, depth: int) -> list[tuple["ModuleModel", ast.expr, ast.AST, int]]:
+    """Where the object `expr` names at `line` comes from, as (module, expression, scope, line):
+    itself, or, for a parameter (or `self.x` set to a constructor parameter), what every caller
+    passes, followed up to MAX_HANDS calls; [] when a caller passes nothing the model can read."""
+    if dotted(expr) is None:
+        return [(module, expr, scope, line)]
+    value, value_scope, value_line = module.values.reaching_value(expr, scope, line)
+    if value is None and isinstance(expr, ast.Name):
+        parameter, function, at = expr, scope, line
+    elif isinstance(value, ast.Name) and value.id in parameter_names(value_scope):
+        parameter, function, at = value, value_scope, value_line
+    else:
+        return [(module, expr, scope, line)]
+    passed = passed_for(module, function, parameter, at) if depth < MAX_HANDS else None
+    if passed is None:
+        return [(module, expr, scope, line)]
+    if not passed:
+        return []
+    return [origin for owner, argument, caller, call_line in passed for origin in _handed(owner, argument, caller, call_line, depth + 1)]
 
 
 def _tests_sync(test: ast.expr) -> bool:

@@ -9,7 +9,7 @@ from gradlint.fixplan import ReplaceExpression
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.events import STEPS
 from gradlint.model.guards import negated_source, window_part
-from gradlint.model.prepared import accelerate_window, prepared_names, schedule_counts_micro_batches
+from gradlint.model.prepared import accelerate_window, is_prepared, schedule_counts_micro_batches
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move
@@ -103,7 +103,7 @@ class SchedulerPerMicroBatch(LoopRule):
         """Inside `accelerator.accumulate(model)` the prepared optimizer skips its step until the
         window's last micro-batch; a scheduler never handed to `prepare` steps every time."""
         for sched, window, step in _in_accelerate_windows(model, loop, Kind.SCHED_STEP):
-            if sched.target in prepared_names(model) or sched.node.args or sched.node.keywords:
+            if is_prepared(model, sched) or sched.node.args or sched.node.keywords:
                 continue
             if schedule_counts_micro_batches(model, sched, window):
                 continue
@@ -126,7 +126,7 @@ def advances_per_micro_batch(model: ModuleModel, loop: TrainingLoop, sched) -> b
     steps = [s for s in loop.on_path(*STEPS) if accumulation.covers(s)]
     if steps and all(sched.exclusive_with(s) for s in steps):
         return False  # `if args.deepspeed: ... scheduler.step()` beside a hand-counted window it never runs with
-    if sched.target in prepared_names(model):
+    if is_prepared(model, sched):
         return False  # Accelerate's scheduler wrapper steps only when the optimizer did
     if schedule_counts_micro_batches(model, sched, accumulation.factor):
         return False  # built with `num_training_steps * accum`: counted in micro-batches
@@ -149,8 +149,7 @@ def _in_accelerate_windows(model: ModuleModel, loop: TrainingLoop, kind: Kind):
     """(event, N, the prepared optimizer's step) for each event of `kind` that runs on every
     micro-batch of an `accelerator.accumulate(...)` window of N, in a loop stepping a prepared
     optimizer (which steps once per window)."""
-    prepared = prepared_names(model)
-    step = next((e for e in loop.of(*STEPS) if e.target in prepared), None)
+    step = next((e for e in loop.of(*STEPS) if is_prepared(model, e)), None)
     for event in loop.of(kind) if step is not None else ():
         window = accelerate_window(model, event)
         if window is not None:

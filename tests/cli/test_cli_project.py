@@ -2611,3 +2611,67 @@ def test_a_window_parameter_set_to_one_in_a_warm_up_branch_still_accumulates(wor
     })
     run = check(gradlint, "detection/train_utils/engine.py")
     assert codes(run) == [("engine.py", "GL401")], run
+
+
+ACCELERATE_TRAINER = '''
+import torch
+from torch.nn.utils import clip_grad_norm_
+
+
+class Trainer:
+    def __init__(self, model, optimizer, lr_scheduler, accelerator, max_norm=1.0):
+        self.model = model
+        self.optimizer = optimizer
+        self.lr_scheduler = lr_scheduler
+        self.accelerator = accelerator
+        self.max_norm = max_norm
+
+    def train_epoch(self, loader):
+        self.model.train()
+        for step, batch in enumerate(loader):
+            with self.accelerator.accumulate(self.model):
+                loss = self.model(**batch).loss
+                self.accelerator.backward(loss)
+                clip_grad_norm_(self.model.parameters(), self.max_norm)
+                self.optimizer.step()
+                self.lr_scheduler.step()
+                self.optimizer.zero_grad()
+'''
+
+ACCELERATE_SCRIPT = '''
+import torch
+from accelerate import Accelerator
+from transformers import get_linear_schedule_with_warmup
+
+from trainer import Trainer
+
+
+def run(args):
+    accelerator = Accelerator(gradient_accumulation_steps=args.gradient_accumulation_steps, mixed_precision="bf16")
+    model = build_model(args)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    scheduler = get_linear_schedule_with_warmup(optimizer, args.warmup, args.total)
+    model, optimizer, loader, {prepared_scheduler} = accelerator.prepare(model, optimizer, loader, {prepared_scheduler})
+    Trainer(model, optimizer, scheduler, accelerator).train_epoch(loader)
+'''
+
+
+def test_a_trainer_given_a_prepared_optimizer_and_an_accumulating_accelerator_by_its_script(workdir, gradlint):
+    """The script builds the Accelerator with a window and prepares the optimizer before handing
+    both to the trainer: inside `self.accelerator.accumulate(...)` the plain torch clip acts on
+    every micro-batch (GL203) and a scheduler the script never prepared steps on each (GL204);
+    prepared, the scheduler steps with the optimizer."""
+    project(workdir, {
+        "trainer.py": ACCELERATE_TRAINER,
+        "run.py": ACCELERATE_SCRIPT.replace("{prepared_scheduler}", "dataset_loader").replace(", loader, dataset_loader", ", loader"),
+    })
+    run = gradlint("check", "--select", "GL203,GL204", "--format", "concise", ".")
+    assert codes(run) == [("trainer.py", "GL203"), ("trainer.py", "GL204")], run
+    (workdir / "run.py").write_text(textwrap.dedent(ACCELERATE_SCRIPT.replace("{prepared_scheduler}", "scheduler")))
+    run = gradlint("check", "--no-cache", "--select", "GL203,GL204", "--format", "concise", ".")
+    assert codes(run) == [("trainer.py", "GL203")], run
+    (workdir / "run.py").write_text(textwrap.dedent(
+        ACCELERATE_SCRIPT.replace("{prepared_scheduler}", "scheduler").replace("gradient_accumulation_steps=args.gradient_accumulation_steps, ", "")
+    ))
+    run = gradlint("check", "--no-cache", "--select", "GL203,GL204", "--format", "concise", ".")
+    assert codes(run) == [], run
