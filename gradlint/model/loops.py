@@ -385,8 +385,8 @@ class TrainingLoop:
         ), None)
 
     def _always_one(self, factor: ast.expr) -> bool:
-        """`accum_steps = 1`: a factor whose every assignment here is the literal 1 (a parameter
-        also takes what callers pass: `if warmup: accumulate = 1` is one of its values)."""
+        """`accum_steps = 1`: a factor whose every assignment here is 1 (a parameter also takes
+        what callers pass: `if warmup: accumulate = 1` is one of its values)."""
         name = dotted(factor)
         if name is None or name in parameter_names(self.scope):
             return False
@@ -396,8 +396,15 @@ class TrainingLoop:
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
         if not values and isinstance(factor, ast.Attribute):
-            values = self._config_default(factor)
-        return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
+            values = self._config_default(factor) or [factor]
+        return bool(values) and all(self._one(v) for v in values)
+
+    def _one(self, value: ast.expr | None) -> bool:
+        """The literal 1, or a setting (`args.accum_steps`, `cfg.trainer.accum_steps`) that every
+        settings file of the project shipping a value for it sets to 1."""
+        if isinstance(value, ast.Constant):
+            return value.value == 1
+        return isinstance(value, ast.Attribute) and self.model.project is not None and self.model.project.shipped_at_one(value.attr)
 
     def _config_default(self, factor: ast.Attribute) -> list[ast.expr]:
         """`args.grad_accum` where `args = TrainConfig()`, or `CFG.grad_accum` of a namespace

@@ -2675,3 +2675,59 @@ def test_a_trainer_given_a_prepared_optimizer_and_an_accumulating_accelerator_by
     ))
     run = gradlint("check", "--no-cache", "--select", "GL203,GL204", "--format", "concise", ".")
     assert codes(run) == [], run
+
+
+YAML_DRIVEN_TRAIN = '''
+import argparse
+
+import torch
+import yaml
+
+
+def train(args, model, loader, optimizer):
+    accumulation_steps = args.gradient_accumulation_steps
+    for step, (x, y) in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        if (step + 1) % accumulation_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def launch():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", default="config/ddpm.yaml")
+    args, rest = parser.parse_known_args()
+    with open(args.config) as handle:
+        parser.set_defaults(**yaml.safe_load(handle))
+    return parser.parse_args(rest)
+'''
+
+
+def test_a_window_every_shipped_config_sets_to_one_accumulates_nothing(workdir, gradlint):
+    """The window comes from YAML configs (argparse defaults filled from them): while every
+    config the project ships sets it to 1 the loop steps on every batch (silent); one config,
+    or a launch script's option, raising it makes the undivided loss a bug (GL201)."""
+    project(workdir, {
+        "train.py": YAML_DRIVEN_TRAIN,
+        "config/ddpm.yaml": "model: ddpm\nlr: 0.0002\ngradient_accumulation_steps: 1\n",
+        "config/vqgan.yaml": "model:\n  name: vqgan\ntrain:\n  gradient_accumulation_steps: 1  # one GPU\n",
+    })
+    run = check(gradlint, ".")
+    assert codes(run) == [], run
+    (workdir / "scripts").mkdir()
+    (workdir / "scripts/train_big.sh").write_text("python train.py --config config/ddpm.yaml --gradient_accumulation_steps 8\n")
+    run = gradlint("check", "--no-cache", "--select", "GL201", "--format", "concise", ".")
+    assert codes(run) == [("train.py", "GL201")], run
+    (workdir / "scripts/train_big.sh").unlink()
+    (workdir / "config/ddpm.yaml").write_text("model: ddpm\ngradient_accumulation_steps: 4\n")
+    run = check(gradlint, ".")
+    assert codes(run) == [("train.py", "GL201")], run
+
+
+def test_a_window_no_settings_file_mentions_stays_a_window(workdir, gradlint):
+    """`args.gradient_accumulation_steps` that no config or script gives a value: an option the
+    user sets, so the undivided loss is reported."""
+    project(workdir, {"train.py": YAML_DRIVEN_TRAIN, "config/ddpm.yaml": "model: ddpm\nlr: 0.0002\n"})
+    run = check(gradlint, ".")
+    assert codes(run) == [("train.py", "GL201")], run
