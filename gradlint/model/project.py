@@ -127,6 +127,7 @@ class Project:
         self._callable_modules: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}
         self._additions: dict[Path, tuple[Path, ...]] = {}
+        self._options: dict[str, bool] = {}
 
     def _resolved(self, path: Path) -> Path:
         """path.resolve() once per path: it stats every folder above the file."""
@@ -458,6 +459,18 @@ class Project:
     @cached_property
     def settings_files(self) -> SettingsFiles:
         return SettingsFiles(self.root, SKIPPED_FOLDERS)
+
+    def declares_option(self, key: str) -> bool:
+        """Some project module declares `key` a command-line option the user sets (argparse's
+        `"--key"`, a dataclass field `key: int` of HfArgumentParser-style arguments): read once
+        per key, and only for a key every settings file sets to 1."""
+        if key not in self._options:
+            spelled = re.compile(rb"[\"']--%s[\"']|\b%s\s*:\s*(?:int|Optional)\b" % (key.encode(), key.encode()))
+            self._options[key] = any(
+                (read := _read_regular(file)) is not None and key.encode() in read[0] and spelled.search(read[0])
+                for file in self.files()
+            )
+        return self._options[key]
 
     def settings_stamp(self, path: Path) -> list | None:
         """[mtime_ns, size, content hash] of a settings file, as a cached result depends on it."""
@@ -1093,7 +1106,8 @@ class ProjectContext:
 
     def shipped_at_one(self, key: str) -> bool:
         """Every settings file of the project that gives `key` a value (YAML, JSON, a script's
-        or README's command line) gives it 1."""
+        or README's command line) gives it 1, and no module declares it an option the user
+        sets on the command line (an option with a default of 1 is still one to raise)."""
         if self.project is None or self.project.flat:
             return False
         values, files = self.project.settings_files.values(key)
@@ -1101,7 +1115,10 @@ class ProjectContext:
             recorded = self.project.settings_stamp(path)
             if recorded is not None:
                 self.used[str(path)] = recorded
-        return fixed_at_one(values)
+        if not fixed_at_one(values):
+            return False
+        self.searched = True  # the answer depends on every module: none declares the option
+        return not self.project.declares_option(key)
 
     def setting(self, module: "ModuleModel", qualname: str) -> list[ast.expr]:
         """`config.ACCUMULATION_STEPS` read from project module `config`: the values its top

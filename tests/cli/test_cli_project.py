@@ -2731,3 +2731,16 @@ def test_a_window_no_settings_file_mentions_stays_a_window(workdir, gradlint):
     project(workdir, {"train.py": YAML_DRIVEN_TRAIN, "config/ddpm.yaml": "model: ddpm\nlr: 0.0002\n"})
     run = check(gradlint, ".")
     assert codes(run) == [("train.py", "GL201")], run
+
+
+def test_a_window_that_a_module_declares_a_command_line_option_stays_a_window(workdir, gradlint):
+    """A DeepSpeed JSON of another sub-project sets the key to 1, but the training script
+    declares `--gradient_accumulation_steps` (default 1): an option the user raises, so the
+    undivided loss is reported."""
+    project(workdir, {
+        "train.py": YAML_DRIVEN_TRAIN,
+        "options.py": "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_accumulation_steps', type=int, default=1)\n",
+        "vqa/ds_config.json": '{\n  "train_batch_size": 32,\n  "gradient_accumulation_steps": 1\n}\n',
+    })
+    run = check(gradlint, ".")
+    assert codes(run) == [("train.py", "GL201")], run
