@@ -91,7 +91,7 @@ class _ActivationBeforeLoss(Rule):
     """A loss fed the output of the activation it applies itself."""
 
     losses: frozenset[str]
-    activation: str
+    activations: frozenset[str]
     triggers_through_imports = True
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
@@ -99,7 +99,7 @@ class _ActivationBeforeLoss(Rule):
             if gradients_off(model, loss.stmt):
                 continue  # an evaluation: the value is off, but no gradient is
             origin = model.values.origin(loss.input, loss.scope, loss.call.lineno)
-            if origin is None or origin.function != self.activation:
+            if origin is None or origin.function not in self.activations:
                 continue
             yield Finding(self.code, model.span(loss.input), self.message(model, loss, origin), self.fix(model, loss, origin))
 
@@ -124,17 +124,17 @@ class SoftmaxBeforeCrossEntropy(_ActivationBeforeLoss):
     code = "GL502"
     fix_applicability = "unsafe"
     name = "softmax-before-cross-entropy"
-    summary = "cross-entropy fed probabilities (softmax output) instead of logits"
-    triggers = ("softmax", "Softmax")
+    summary = "cross-entropy fed probabilities (a softmax or sigmoid output) instead of logits"
+    triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid")
     trigger_pattern = CROSS_ENTROPY_CALL
     losses = frozenset({"cross_entropy"})
-    activation = "softmax"
+    activations = frozenset({"softmax", "sigmoid"})
 
     def message(self, model, loss, origin) -> str:
         return (
-            f"`{model.source(loss.input)}` is a softmax output, but cross-entropy applies log_softmax "
-            f"itself: the loss sees softmax(softmax(x)), whose gradients shrink toward 0 as the model "
-            f"grows confident; pass the logits"
+            f"`{model.source(loss.input)}` is a {origin.function} output, but cross-entropy applies "
+            f"log_softmax itself: the loss sees softmax({origin.function}(x)), whose gradients shrink "
+            f"toward 0 as the model grows confident; pass the logits"
         )
 
     def fix(self, model, loss, origin) -> FixPlan | None:
@@ -150,7 +150,7 @@ class SigmoidWithLogitsLoss(_ActivationBeforeLoss):
     triggers = ("sigmoid", "Sigmoid")
     trigger_pattern = BCE_CALL
     losses = frozenset({"bce_with_logits", "bce"})
-    activation = "sigmoid"
+    activations = frozenset({"sigmoid"})
 
     def message(self, model, loss, origin) -> str:
         if loss.kind == "bce_with_logits":
