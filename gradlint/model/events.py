@@ -280,6 +280,8 @@ class EventWalker:
             case ast.If(test=test, body=body, orelse=orelse):
                 self._scan(stmt, [test])
                 fixed = constant_setting(self.frame.module, test)  # `if CFG.unscale:` with `unscale = False`
+                if fixed is None:
+                    fixed = _passed_switch(self.frame, test)  # `if update_grad:` run with `update_grad=False`
                 if fixed is not False and not self._runs_once(stmt):  # a one-off block is no part of a training pass
                     self._branch(self._guard(stmt, True), body)
                 if orelse and fixed is not True:
@@ -994,8 +996,27 @@ def _walk_key(frame: Frame) -> tuple:
     alive, so no later object can take their place."""
     return (
         frame.scope, frame.cls, frame.caller.module,
-        tuple((p, role_in_frame(frame, ast.Name(p)), dotted(a)) for p, a in sorted(frame.arguments.items())),
+        tuple((p, role_in_frame(frame, ast.Name(p)), _spelled(a)) for p, a in sorted(frame.arguments.items())),
     )
+
+
+def _spelled(argument: ast.expr) -> object:
+    """An argument as a walk depends on it: a name as written, a literal by its value (a switch
+    passed as False turns a helper's branch off)."""
+    return ("literal", argument.value) if isinstance(argument, ast.Constant) else dotted(argument)
+
+
+def _passed_switch(frame: Frame, test: ast.expr) -> bool | None:
+    """The truth of `if update_grad:` (or `not ...`) in a helper whose caller passes the
+    parameter a literal (`loss_scaler(loss, optimizer, update_grad=False)` on the micro-batches
+    before the last): the branch runs always or never. None when it depends on the call."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _passed_switch(frame, test.operand)
+        return None if inner is None else not inner
+    argument = frame.arguments.get(test.id) if isinstance(test, ast.Name) else None
+    if not (isinstance(argument, ast.Constant) and isinstance(argument.value, bool)):
+        return None
+    return None if frame.module.scope(frame.scope).assignments.get(test.id) else argument.value
 
 
 def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:

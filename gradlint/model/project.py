@@ -647,16 +647,19 @@ def _bound_to_parameters(function: ast.FunctionDef, params: list[str]) -> tuple[
     return aliases, unpacked
 
 
-def _given_here(module: "ModuleModel", function: ast.FunctionDef, called: set[str], touching: set[str]) -> set[str]:
-    """Parameters of `function` among `called` that a call in its own module passes an object
-    made by one of the `touching` names (`loss_scaler = NativeScaler()` in `main`)."""
+def _given_here(module: "ModuleModel", function: ast.FunctionDef, cls: ast.ClassDef | None, called: set[str], touching: set[str]) -> set[str]:
+    """Parameters of `function` (a method of `cls`) among `called` that a call in its own module
+    passes an object made by one of the `touching` names (`loss_scaler = NativeScaler()` in
+    `main`, or in the method `train` calling `self.train_one_epoch(..., loss_scaler)`)."""
     from gradlint.model.callees import Callee, bind_arguments
 
     found = set()
     for call, stmt in module.calls_named(function.name):
-        if not isinstance(call.func, ast.Name):
+        if cls is None and not isinstance(call.func, ast.Name):
             continue  # `x.train(...)`: some other object's method of the same name
-        for param, argument in bind_arguments(Callee(module, function, None), call).items():
+        if cls is not None and not (dotted(call.func) == f"self.{function.name}" and module.parents.enclosing_class(module.parents.scope_of(stmt)) is cls):
+            continue  # a method is called on `self` by the methods of its class
+        for param, argument in bind_arguments(Callee(module, function, cls), call).items():
             producer = argument_producer(module, stmt, argument) if param in called else None
             if producer is not None and (producer in touching or producer.split(".")[0] in touching):
                 found.add(param)
@@ -970,7 +973,8 @@ class ProjectContext:
         if self.project is None or not self._index().gradient_callables():
             return set()
         names = set()
-        for function in module.functions.values():
+        methods = [(f, cls) for cls in module.classes.values() for f in module.methods(cls).values()]
+        for function, cls in [*((f, None) for f in module.functions.values()), *methods]:
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
             text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
             if not GRADIENT_WORDS.search(text):
@@ -987,12 +991,12 @@ class ProjectContext:
             if not called:
                 continue
             found = set()
-            for path, site in self._index().callers(self.path, function.name):
+            for path, site in self._index().callers(self.path, function.name) if cls is None else ():
                 for key, _, producer in site.arguments:
                     param = params[key] if isinstance(key, int) and key < len(params) else key
                     if param in called and self._touching(path, producer):
                         found.add(param)
-            found |= _given_here(module, function, called, imported)
+            found |= _given_here(module, function, cls, called, imported)
             names |= found | {alias for alias, param in aliases.items() if param in found}
         return names
 
