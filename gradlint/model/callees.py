@@ -176,7 +176,7 @@ def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["M
     wrapped = built.args[0] if built.args and qualname.startswith("torch.") and qualname.endswith(MODULE_WRAPPERS) else None
     if wrapped is not None:  # `DDP(Net().cuda(), ...)` calls the module's forward
         return class_of_instance(module, wrapped)
-    return _class(module, built.func)
+    return class_named(module, built.func)
 
 
 def classes_of_instance(module: "ModuleModel", value: ast.expr | None) -> list[tuple["ModuleModel", ast.ClassDef]]:
@@ -221,7 +221,7 @@ def _registry_classes(module: "ModuleModel", expr: ast.expr) -> list[tuple["Modu
     registry = getattr(assigned[0], "value", None) if len(assigned) == 1 else None
     if not isinstance(registry, ast.Dict) or not registry.values:
         return []
-    classes = [_class(module, value) for value in registry.values]
+    classes = [class_named(module, value) for value in registry.values]
     return classes if all(classes) else []
 
 
@@ -238,10 +238,11 @@ def _base_class(module: "ModuleModel", cls: ast.ClassDef, base: ast.expr) -> tup
     if isinstance(base, ast.Name) and base.id == cls.name and module.classes.get(cls.name) is cls:
         qualname = module.imports.qualname(base)
         return module.project.class_def(module, qualname) if module.project is not None and qualname else None
-    return _class(module, base)
+    return class_named(module, base)
 
 
-def _class(module: "ModuleModel", expr: ast.expr) -> tuple["ModuleModel", ast.ClassDef] | None:
+def class_named(module: "ModuleModel", expr: ast.expr) -> tuple["ModuleModel", ast.ClassDef] | None:
+    """The class of the module or the project a name (or dotted name) designates."""
     if isinstance(expr, ast.Name) and expr.id in module.classes:
         return module, module.classes[expr.id]
     project = module.project
@@ -336,7 +337,7 @@ def _project_factory(module: "ModuleModel", value: ast.expr | None) -> bool:
         return False
     func = constructor(value).func
     qualname = module.imports.qualname(func)
-    if qualname is None or _class(module, func) is not None:
+    if qualname is None or class_named(module, func) is not None:
         return False
     return module.project.function(module, qualname) is not None
 

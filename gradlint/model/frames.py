@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+MAX_HANDS = 2  # callers followed up from a parameter: a script builds a trainer that runs the loop
+
+
 @dataclass
 class Frame:
     """One function being walked: the unit's own code, or a helper it calls."""
@@ -336,3 +339,24 @@ def passed_for(module: "ModuleModel", function: ast.AST, expr: ast.expr, line: i
             return False
         passed.append((context.module, argument, context.scope, call.lineno))
     return passed
+
+
+def handed_over(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> list[tuple["ModuleModel", ast.expr, ast.AST, int]]:
+    """Where the object `expr` names at `line` comes from, as (module, expression, scope, line):
+    itself, or, for a parameter (or `self.x` set to a constructor parameter), what every caller
+    passes, followed up to MAX_HANDS calls; [] when a caller passes nothing the model can read."""
+    if dotted(expr) is None:
+        return [(module, expr, scope, line)]
+    value, value_scope, value_line = module.values.reaching_value(expr, scope, line)
+    if value is None and isinstance(expr, ast.Name):
+        parameter, function, at = expr, scope, line
+    elif isinstance(value, ast.Name) and value.id in parameter_names(value_scope):
+        parameter, function, at = value, value_scope, value_line
+    else:
+        return [(module, expr, scope, line)]
+    passed = passed_for(module, function, parameter, at) if depth < MAX_HANDS else None
+    if passed is None:
+        return [(module, expr, scope, line)]
+    if not passed:
+        return []
+    return [origin for owner, argument, caller, call_line in passed for origin in handed_over(owner, argument, caller, call_line, depth + 1)]

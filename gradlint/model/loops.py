@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
-from gradlint.model.callees import CallContext, callers, class_of_instance, class_of_scope, parameter_names, resolve_callee
+from gradlint.model.callees import CallContext, callers, class_named, class_of_instance, class_of_scope, parameter_names, resolve_callee
+from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
@@ -388,8 +389,10 @@ class TrainingLoop:
         """`accum_steps = 1`: a factor whose every assignment here is 1 (a parameter also takes
         what callers pass: `if warmup: accumulate = 1` is one of its values)."""
         name = dotted(factor)
-        if name is None or name in parameter_names(self.scope):
+        if name is None:
             return False
+        if name in parameter_names(self.scope):
+            return self._passed_one(factor)
         values = [
             getattr(stmt, "value", None)
             for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
@@ -398,6 +401,14 @@ class TrainingLoop:
         if not values and isinstance(factor, ast.Attribute):
             values = self._config_default(factor) or [factor]
         return bool(values) and all(self._one(v) for v in values)
+
+    def _passed_one(self, factor: ast.expr) -> bool:
+        """A window parameter every caller passes 1 for: the literal, or the field of a settings
+        class fixing it at 1 (`train_lf(..., self.config.accumulation_step, ...)` where the
+        trainer's `config` is `ClassifierConfig`). A parameter the function reassigns first
+        (`if warmup: accumulate = 1`) takes the callers' values too, and is no window of 1."""
+        passed = passed_for(self.model, self.scope, factor, factor.lineno) if isinstance(factor, ast.Name) else None
+        return bool(passed) and all(_setting_of_one(module, argument, scope, line) for module, argument, scope, line in passed)
 
     def _one(self, value: ast.expr | None) -> bool:
         """The literal 1, or a setting (`args.accum_steps`, `cfg.trainer.accum_steps`) that every
@@ -464,6 +475,31 @@ def _iterated(loop: ast.For) -> ast.expr:
     """What `for x in ...` runs over, `enumerate(...)` taken off."""
     iterable = loop.iter
     return iterable.args[0] if _called(iterable, "enumerate") and iterable.args else iterable
+
+
+def _setting_of_one(module: "ModuleModel", value: ast.expr, scope: ast.AST, line: int) -> bool:
+    """`value` is 1 where a caller passes it: the literal, or `<settings>.field` where every
+    settings object it can be (a namespace class, handed over by the callers) fixes the field at
+    1 in its body."""
+    if isinstance(value, ast.Constant):
+        return value.value == 1
+    if not isinstance(value, ast.Attribute):
+        return False
+    classes = [_settings_class(owner, expr, owner_scope, at) for owner, expr, owner_scope, at in handed_over(module, value.value, scope, line)]
+    if not classes or None in classes:
+        return False
+    return all(
+        (values := class_setting(owner, cls, value.attr)) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
+        for owner, cls in classes
+    )
+
+
+def _settings_class(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> tuple["ModuleModel", ast.ClassDef] | None:
+    """The namespace class `expr` names (`ClassifierConfig`), or whose instance it holds."""
+    value = module.values.reaching_value(expr, scope, line)[0] if dotted(expr) and not isinstance(expr, ast.Name) else expr
+    if isinstance(value, ast.Call) and not value.args and not value.keywords:
+        return class_of_instance(module, value)
+    return class_named(module, value) if isinstance(value, ast.Name) else None
 
 
 def _factor_is_one(test: ast.expr, holds: bool, factor: str) -> bool:

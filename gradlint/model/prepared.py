@@ -6,8 +6,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import parameter_names
-from gradlint.model.frames import passed_for
+from gradlint.model.frames import handed_over
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -15,7 +14,6 @@ if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
 PREPARE_METHODS = frozenset({"prepare", "prepare_model", "prepare_optimizer", "prepare_scheduler", "setup", "setup_optimizers"})
-MAX_HANDS = 2  # callers followed up from a parameter: a script builds a trainer that runs the loop
 
 
 def prepared_names(model: "ModuleModel") -> frozenset[str]:
@@ -46,7 +44,7 @@ def is_prepared(model: "ModuleModel", event) -> bool:
     receiver = event.node.func.value if isinstance(event.node, ast.Call) and isinstance(event.node.func, ast.Attribute) else None
     if receiver is None or event.scope is None:
         return False
-    origins = _handed(module, receiver, event.scope, event.node.lineno, 0)
+    origins = handed_over(module, receiver, event.scope, event.node.lineno, 0)
     return bool(origins) and all(dotted(expr) in prepared_names(owner) for owner, expr, _, _ in origins)
 
 
@@ -61,7 +59,7 @@ def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
     for context in event.contexts:
         if not (isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute) and context.func.attr == "accumulate"):
             continue
-        for owner, expr, scope, line in _handed(module, context.func.value, event.scope, context.lineno, 0):
+        for owner, expr, scope, line in handed_over(module, context.func.value, event.scope, context.lineno, 0):
             value = owner.values.reaching_value(expr, scope, line)[0] if dotted(expr) else None
             if not (isinstance(value, ast.Call) and (owner.imports.qualname(value.func) or "").endswith("Accelerator")):
                 continue
@@ -69,27 +67,6 @@ def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
             if steps is not None and not (isinstance(steps, ast.Constant) and steps.value == 1):
                 return steps
     return None
-
-
-def _handed(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, depth: int) -> list[tuple["ModuleModel", ast.expr, ast.AST, int]]:
-    """Where the object `expr` names at `line` comes from, as (module, expression, scope, line):
-    itself, or, for a parameter (or `self.x` set to a constructor parameter), what every caller
-    passes, followed up to MAX_HANDS calls; [] when a caller passes nothing the model can read."""
-    if dotted(expr) is None:
-        return [(module, expr, scope, line)]
-    value, value_scope, value_line = module.values.reaching_value(expr, scope, line)
-    if value is None and isinstance(expr, ast.Name):
-        parameter, function, at = expr, scope, line
-    elif isinstance(value, ast.Name) and value.id in parameter_names(value_scope):
-        parameter, function, at = value, value_scope, value_line
-    else:
-        return [(module, expr, scope, line)]
-    passed = passed_for(module, function, parameter, at) if depth < MAX_HANDS else None
-    if passed is None:
-        return [(module, expr, scope, line)]
-    if not passed:
-        return []
-    return [origin for owner, argument, caller, call_line in passed for origin in _handed(owner, argument, caller, call_line, depth + 1)]
 
 
 def _tests_sync(test: ast.expr) -> bool:

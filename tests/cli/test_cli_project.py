@@ -2744,3 +2744,62 @@ def test_a_window_that_a_module_declares_a_command_line_option_stays_a_window(wo
     })
     run = check(gradlint, ".")
     assert codes(run) == [("train.py", "GL201")], run
+
+
+SETTINGS_CLASS_MODULE = '''
+class ClassifierConfig:
+    lr = 3e-4
+    epochs = 10
+    accumulation_step = {window}
+'''
+
+STAR_ENGINE = '''
+import torch
+
+
+def train_lf(train_loader, model, optimizer, accumulation_step, device):
+    model.train()
+    for idx, (images, labels) in enumerate(train_loader, 1):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(images.to(device)), labels.to(device))
+        loss.backward()
+        if idx % accumulation_step == 0:
+            optimizer.step()
+'''
+
+STAR_TRAINER = '''
+import torch
+
+from config import *
+from engineer import *
+
+
+class TrainProcess(object):
+    def __init__(self, config=ClassifierConfig):
+        self.config = config
+
+    def fit(self, loader, model):
+        optimizer = torch.optim.AdamW(model.parameters(), lr=self.config.lr)
+        for epoch in range(self.config.epochs):
+            train_lf(loader, model, optimizer, self.config.accumulation_step, "cuda")
+
+
+def main(loader, model):
+    TrainProcess(ClassifierConfig).fit(loader, model)
+'''
+
+
+def test_a_window_parameter_given_a_settings_class_field_through_star_imports(workdir, gradlint):
+    """The engine's window is a parameter; the trainer (star-importing the settings module and
+    the engine) passes `self.config.accumulation_step` of `ClassifierConfig`: fixed at 1 the
+    loop steps on every batch (silent), at 4 its undivided loss is GL201."""
+    project(workdir, {
+        "src/config.py": SETTINGS_CLASS_MODULE.format(window=1),
+        "src/engineer.py": STAR_ENGINE,
+        "src/train.py": STAR_TRAINER,
+    })
+    run = check(gradlint, "src/engineer.py")
+    assert codes(run) == [], run
+    (workdir / "src/config.py").write_text(textwrap.dedent(SETTINGS_CLASS_MODULE.format(window=4)))
+    run = check(gradlint, "src/engineer.py")
+    assert codes(run) == [("engineer.py", "GL201")], run
