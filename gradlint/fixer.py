@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
@@ -134,9 +135,11 @@ def fix_document(
             continue
         seen.add(text)
         fixed.append(to_diagnostic(scratch, rule, finding))
+        previous, before_fix = pairs, scratch
         scratch = load_document(doc.path, doc.render(text))
         failed.clear()  # the text changed: what failed before is tried again
         pairs = find(scratch, rules, project)
+        fixed += [to_diagnostic(before_fix, r, f) for r, f in _mended_too(previous, pairs, finding)]
     outcome.text, outcome.fixed = scratch.text, fixed
     tree = parse(scratch) if any(finding.fix for _, finding in pairs) else None
     outcome.remaining = [_remaining(scratch, tree, rule, finding, policy, failed) for rule, finding in pairs]
@@ -148,6 +151,27 @@ def fix_document(
     if outcome.incomplete:
         outcome.failures.append(f"{doc.path}: stopped after {len(fixed)} fixes; run `gradlint fix` again")
     return outcome
+
+
+def _mended_too(before: list[tuple[Rule, Finding]], after: list[tuple[Rule, Finding]], applied: Finding) -> list[tuple[Rule, Finding]]:
+    """Findings one fix resolved besides its own (one import rewrite mends every use of the
+    deprecated names): of each code whose count fell by more than the fix's own finding, those
+    whose message no longer appears (a message that merely changed keeps its count)."""
+    left = Counter((f.code, f.message) for _, f in after)
+    fell = Counter(f.code for _, f in before)
+    fell.subtract(f.code for _, f in after)
+    fell[applied.code] -= 1
+    mended = []
+    for rule, finding in before:
+        key = (finding.code, finding.message)
+        if finding is applied or fell[finding.code] <= 0:
+            continue
+        if left[key] > 0:
+            left[key] -= 1
+            continue
+        fell[finding.code] -= 1
+        mended.append((rule, finding))
+    return mended
 
 
 def _remaining(doc: Document, tree, rule: Rule, finding: Finding, policy: FixPolicy, failed) -> Diagnostic:

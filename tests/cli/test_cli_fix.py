@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import textwrap
 
 import pytest
 from cli_helpers import write
@@ -262,3 +263,27 @@ def test_fix_stdin_with_a_syntax_error_echoes_the_source(workdir, gradlint):
     assert run.exit_code == 2
     assert "syntax error" in run.stderr
     assert run.stdout == broken
+
+
+def test_a_fix_that_mends_two_findings_counts_both(workdir, gradlint):
+    """One import rewrite mends both deprecated torch.cuda.amp names: both count as fixed."""
+    write(workdir, "amp_loop.py", textwrap.dedent("""
+        import torch
+        from torch.cuda.amp import GradScaler, autocast
+
+
+        def train(model, loader, optimizer):
+            scaler = GradScaler()
+            for x, y in loader:
+                optimizer.zero_grad()
+                with autocast():
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+    """).lstrip())
+    run = gradlint("fix", "--diff", "amp_loop.py")
+    assert "from torch.amp import GradScaler, autocast" in run.stdout
+    assert "Would fix GL306 deprecated-cuda-amp at amp_loop.py:6:14" in run.stderr
+    assert "Would fix GL306 deprecated-cuda-amp at amp_loop.py:9:14" in run.stderr
+    assert run.stderr.splitlines()[-1] == "Would fix 2 issues in 1 file; 0 remaining.", run.stderr
