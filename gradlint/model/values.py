@@ -36,6 +36,9 @@ SAME_VALUES = frozenset({
     "gather", "index_select", "take_along_dim", "masked_select",
     "view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous",
 })
+# torch functions resampling their input's values (`F.interpolate(probs, size)`: probabilities
+# stay probabilities between the pixels)
+RESAMPLING_FUNCTIONS = frozenset({"interpolate", "upsample", "upsample_bilinear", "upsample_nearest"})
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,9 @@ class Values:
                 return None  # the constructor itself: its result is a module, not a tensor
             if last in JOINING_FUNCTIONS and call.args and isinstance(call.args[0], ast.Name):
                 found = self._collected_origin(call.args[0], scope, line, depth)
+                return replace(found, direct=False, whole=False) if found else None
+            if last in RESAMPLING_FUNCTIONS and call.args:
+                found = self.origin(call.args[0], scope, line, depth + 1)
                 return replace(found, direct=False, whole=False) if found else None
             return Origin(last, call, _first_argument(call))
         module = self.module_object(func, scope, line, depth)
