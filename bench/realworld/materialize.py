@@ -5,9 +5,8 @@
 
 Fetches nothing: each repository must already be mirrored (a git directory with the pinned
 commit) under MIRRORS as `owner+name/repo`, `owner+name`, `owner/name` or `owner/name.git`.
-For every (repository, commit) of the manifest it writes the Python sources, the project
-markers (pyproject.toml, setup.py, setup.cfg), notebooks and settings files (YAML, JSON, shell
-scripts, Markdown, up to 256 KB) of that commit to OUT/owner+name@commit12/name/ (named as a clone is), keeping
+For every (repository, commit) of the manifest it writes the Python sources and the project
+markers (pyproject.toml, setup.py, setup.cfg) and notebooks of that commit to OUT/owner+name@commit12/name/ (named as a clone is), keeping
 the layout, so a linter resolves imports between the project's modules as it would in a
 checkout; an empty `.git` folder marks the project root. Third-party code lands only in OUT,
 never in this repository. Missing mirrors or commits are reported and skipped (exit 1).
@@ -26,10 +25,6 @@ from scoring import checkout_name, load_manifest
 HERE = Path(__file__).resolve().parent
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 MAX_BYTES = 2_000_000
-# the settings a judge reads beside the code (YAML/JSON configs, launch scripts, READMEs), as
-# gradlint reads them for a window the code takes from them; larger files are data
-SETTINGS = (".yaml", ".yml", ".json", ".sh", ".md")
-MAX_SETTINGS_BYTES = 256_000
 
 
 def find_mirror(mirrors: Path, repo: str) -> Path | None:
@@ -55,9 +50,7 @@ def _git_dir(path: Path) -> Path:
     return path / ".git" if (path / ".git").is_dir() else path
 
 
-def wanted(path: str, size: int) -> bool:
-    if path.endswith(SETTINGS):
-        return size <= MAX_SETTINGS_BYTES
+def wanted(path: str) -> bool:
     return path.endswith((".py", ".ipynb")) or path in MARKERS
 
 
@@ -73,9 +66,9 @@ def materialize(git_dir: Path, commit: str, target: Path) -> int:
         if (
             kind == b"blob"
             and mode != b"120000"
+            and wanted(name)
             and size.isdigit()
             and int(size) <= MAX_BYTES
-            and wanted(name, int(size))
         ):
             blobs.append((name, sha.decode()))
     contents = _cat_blobs(git_dir, [sha for _, sha in blobs])

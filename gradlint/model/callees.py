@@ -63,9 +63,6 @@ class ProjectResolver(Protocol):
     def callers(self, module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
         """Calls of `function` (defined in `module`) from other modules of the project."""
 
-    def shipped_at_one(self, key: str) -> bool:
-        """Every settings file of the project that gives `key` a value gives it 1."""
-
     def gradient_names(self, module: "ModuleModel", reaching_backward: bool = False) -> set[str]:
         """Local names under which `module` calls project code that touches gradients (or that
         reaches a backward call), so the model reads the lines that call them."""

@@ -399,8 +399,8 @@ class TrainingLoop:
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
         if not values and isinstance(factor, ast.Attribute):
-            values = self._config_default(factor) or [factor]
-        return bool(values) and all(self._one(v) for v in values)
+            values = self._config_default(factor)
+        return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
 
     def _passed_one(self, factor: ast.expr) -> bool:
         """A window parameter every caller passes 1 for: the literal, or the field of a settings
@@ -409,13 +409,6 @@ class TrainingLoop:
         (`if warmup: accumulate = 1`) takes the callers' values too, and is no window of 1."""
         passed = passed_for(self.model, self.scope, factor, factor.lineno) if isinstance(factor, ast.Name) else None
         return bool(passed) and all(_setting_of_one(module, argument, scope, line) for module, argument, scope, line in passed)
-
-    def _one(self, value: ast.expr | None) -> bool:
-        """The literal 1, or a setting (`args.accum_steps`, `cfg.trainer.accum_steps`) that every
-        settings file of the project shipping a value for it sets to 1."""
-        if isinstance(value, ast.Constant):
-            return value.value == 1
-        return isinstance(value, ast.Attribute) and self.model.project is not None and self.model.project.shipped_at_one(value.attr)
 
     def _config_default(self, factor: ast.Attribute) -> list[ast.expr]:
         """`args.grad_accum` where `args = TrainConfig()`, or `CFG.grad_accum` of a namespace

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 from gradlint.model.names import dotted, names_project_gradient_method
-from gradlint.model.settings_files import SettingsFiles, fixed_at_one
 from gradlint.model.spelling import CALLED_NAME_BYTES, call_starts, called_names
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
@@ -127,7 +126,6 @@ class Project:
         self._callable_modules: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}
         self._additions: dict[Path, tuple[Path, ...]] = {}
-        self._options: dict[str, bool] = {}
 
     def _resolved(self, path: Path) -> Path:
         """path.resolve() once per path: it stats every folder above the file."""
@@ -455,33 +453,6 @@ class Project:
     @cached_property
     def listing(self) -> Listing:
         return list_project(self.root, self.flat)
-
-    @cached_property
-    def settings_files(self) -> SettingsFiles:
-        return SettingsFiles(self.root, SKIPPED_FOLDERS)
-
-    def declares_option(self, key: str) -> bool:
-        """Some project module declares `key` a command-line option the user sets (argparse's
-        `"--key"`, a dataclass field `key: int` of HfArgumentParser-style arguments): read once
-        per key, and only for a key every settings file sets to 1."""
-        if key not in self._options:
-            spelled = re.compile(rb"[\"']--%s[\"']|\b%s\s*:\s*(?:int|Optional)\b" % (key.encode(), key.encode()))
-            self._options[key] = any(
-                (read := _read_regular(file)) is not None and key.encode() in read[0] and spelled.search(read[0])
-                for file in self.files()
-            )
-        return self._options[key]
-
-    def settings_stamp(self, path: Path) -> list | None:
-        """[mtime_ns, size, content hash] of a settings file, as a cached result depends on it."""
-        if path not in self._stamps:
-            try:
-                data = path.read_bytes()
-                info = os.stat(path)
-            except OSError:
-                return None
-            self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
-        return self._stamps[path]
 
     def importers(self) -> dict[str, list[Path]]:
         """Project files by the names their import lines mention (each part of a dotted module
@@ -1107,22 +1078,6 @@ class ProjectContext:
         for path in self._index().defining_files(name):
             self._note(path)  # the answer depends on every definition of the name
         return fitting[0]
-
-    def shipped_at_one(self, key: str) -> bool:
-        """Every settings file of the project that gives `key` a value (YAML, JSON, a script's
-        or README's command line) gives it 1, and no module declares it an option the user
-        sets on the command line (an option with a default of 1 is still one to raise)."""
-        if self.project is None or self.project.flat:
-            return False
-        values, files = self.project.settings_files.values(key)
-        for path in files:
-            recorded = self.project.settings_stamp(path)
-            if recorded is not None:
-                self.used[str(path)] = recorded
-        if not fixed_at_one(values):
-            return False
-        self.searched = True  # the answer depends on every module: none declares the option
-        return not self.project.declares_option(key)
 
     def setting(self, module: "ModuleModel", qualname: str) -> list[ast.expr]:
         """`config.ACCUMULATION_STEPS` read from project module `config`: the values its top

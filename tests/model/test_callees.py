@@ -247,9 +247,6 @@ class OtherModules:
     def returned_roles(self, module, qualname):
         return ()
 
-    def shipped_at_one(self, key):
-        return False
-
 
 def test_events_from_another_module_know_it_and_are_reported_at_the_call():
     utils = model_of(
