@@ -70,6 +70,9 @@ class Values:
             return None
         if isinstance(expr, ast.Call):
             return self._call_origin(expr, scope, line, depth)
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Call) and self._torch_function(expr.value.func):
+            found = self._call_origin(expr.value, scope, line, depth)  # `F.softmax(scores, dim=0)[0]`: some of its elements
+            return replace(found, whole=False) if found else None
         if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Call) and _int_constant(expr.slice):
             return self._returned_origin(expr.value, scope, depth, element=expr.slice.value)  # `model(x)[0]`
         if isinstance(expr, ast.Subscript) and isinstance(expr.value, (ast.Name, ast.Attribute)) and dotted(expr.value):
@@ -171,11 +174,16 @@ class Values:
             return _plain_value(module_level[0], name), self.model.tree, module_level[0].lineno
         return None, scope, line
 
+    def _torch_function(self, func: ast.expr) -> bool:
+        """`F.softmax`, `torch.log`: a function of torch's, named through an import."""
+        qualname = self.model.imports.qualname(func) or ""
+        return qualname.startswith("torch.") and (dotted(func) or "").split(".")[0] in self.model.imports.aliases
+
     def _call_origin(self, call: ast.Call, scope: ast.AST, line: int, depth: int) -> Origin | None:
         func = call.func
         qualname = self.model.imports.qualname(func) or ""
         head = (dotted(func) or "").split(".")[0]
-        if qualname.startswith("torch.") and head in self.model.imports.aliases:
+        if self._torch_function(func):
             last = qualname.rsplit(".", 1)[-1]
             if last in MODULE_FUNCTIONS:
                 return None  # the constructor itself: its result is a module, not a tensor
