@@ -44,7 +44,7 @@ def is_prepared(model: "ModuleModel", event) -> bool:
     receiver = event.node.func.value if isinstance(event.node, ast.Call) and isinstance(event.node.func, ast.Attribute) else None
     if receiver is None or event.scope is None:
         return False
-    origins = handed_over(module, receiver, event.scope, event.node.lineno, 0)
+    origins = handed_over(module, receiver, event.scope, event.node.lineno)
     return bool(origins) and all(dotted(expr) in prepared_names(owner) for owner, expr, _, _ in origins)
 
 
@@ -59,7 +59,7 @@ def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
     for context in event.contexts:
         if not (isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute) and context.func.attr == "accumulate"):
             continue
-        for owner, expr, scope, line in handed_over(module, context.func.value, event.scope, context.lineno, 0):
+        for owner, expr, scope, line in handed_over(module, context.func.value, event.scope, context.lineno):
             value = owner.values.reaching_value(expr, scope, line)[0] if dotted(expr) else None
             if not (isinstance(value, ast.Call) and (owner.imports.qualname(value.func) or "").endswith("Accelerator")):
                 continue

@@ -939,8 +939,9 @@ class ProjectContext:
         """Parameters called in a gradient-touching function that callers pass an object of a
         project class whose `__call__` touches gradients (`loss_scaler(loss, optimizer)` of
         timm's NativeScaler made in main.py, or in the same module from an imported class,
-        `imported` naming those): the lines calling them must be read. (A parameter that is a
-        DDP model is the walk's: frames know what callers pass.)"""
+        `imported` naming those; a method's, from the `self.<method>(...)` calls of its class):
+        the lines calling them must be read. (A parameter that is a DDP model is the walk's:
+        frames know what callers pass.)"""
         if self.project is None or not self._index().gradient_callables():
             return set()
         names = set()
