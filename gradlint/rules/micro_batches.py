@@ -38,10 +38,11 @@ class ClipPerMicroBatch(LoopRule):
         """Inside `accelerator.accumulate(model)` the prepared optimizer steps on the window's last
         micro-batch only; a clip not under `if accelerator.sync_gradients:` runs on every one."""
         for clip, window, step in _in_accelerate_windows(model, loop, Kind.CLIP):
+            accelerator = _accumulating(model, clip)
             message = (
-                f"{code(model, clip)} runs on every micro-batch of `accelerator.accumulate(...)` while "
+                f"{code(model, clip)} runs on every micro-batch of `{accelerator}.accumulate(...)` while "
                 f"{code(model, step)} steps once per `{factor_text(model, window)}` of them: it clips "
-                "partial sums of the window; clip under `if accelerator.sync_gradients:`"
+                f"partial sums of the window; clip under `if {accelerator}.sync_gradients:`"
             )
             yield Finding(self.code, model.span(clip.anchor), message, None)
 
@@ -107,11 +108,11 @@ class SchedulerPerMicroBatch(LoopRule):
                 continue
             if schedule_counts_micro_batches(model, sched, window):
                 continue
-            factor = factor_text(model, window)
+            factor, accelerator = factor_text(model, window), _accumulating(model, sched)
             message = (
-                f"`{sched.target}.step()` runs on every micro-batch of `accelerator.accumulate(...)` while "
+                f"`{sched.target}.step()` runs on every micro-batch of `{accelerator}.accumulate(...)` while "
                 f"{code(model, step)} steps once per `{factor}` of them: `{sched.target}` was not "
-                f"passed to `accelerator.prepare`, so the learning rate advances `{factor}` times per "
+                f"passed to `{accelerator}.prepare`, so the learning rate advances `{factor}` times per "
                 f"update and the schedule ends `{factor}` times too early; prepare it with the optimizer"
             )
             yield Finding(self.code, model.span(sched.anchor), message, None)
@@ -154,6 +155,13 @@ def _in_accelerate_windows(model: ModuleModel, loop: TrainingLoop, kind: Kind):
         window = accelerate_window(model, event)
         if window is not None:
             yield event, window, step
+
+
+def _accumulating(model: ModuleModel, event) -> str:
+    """The accelerator whose `accumulate(...)` window `event` runs in, as written there."""
+    module = event.module or model
+    context = next(c for c in event.contexts if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "accumulate")
+    return module.source(context.func.value) if module is model else ast.unparse(context.func.value)
 
 
 def _bounded_by_micro_batch_count(model: ModuleModel, loop: TrainingLoop, sched) -> bool:

@@ -2667,6 +2667,7 @@ def test_a_trainer_given_a_prepared_optimizer_and_an_accumulating_accelerator_by
     })
     run = gradlint("check", "--select", "GL203,GL204", "--format", "concise", ".")
     assert codes(run) == [("trainer.py", "GL203"), ("trainer.py", "GL204")], run
+    assert "clip under `if self.accelerator.sync_gradients:`" in run.stdout  # the accelerator as written
     (workdir / "run.py").write_text(textwrap.dedent(ACCELERATE_SCRIPT.replace("{prepared_scheduler}", "scheduler")))
     run = gradlint("check", "--no-cache", "--select", "GL203,GL204", "--format", "concise", ".")
     assert codes(run) == [("trainer.py", "GL203")], run
