@@ -214,11 +214,24 @@ class ModuleModel:
     def _functions(self) -> list[ast.FunctionDef]:
         return [f for f in self.statements if isinstance(f, FUNCTION_TYPES)]
 
-    def _function_text(self, function: ast.AST) -> str:
+    def function_text(self, function: ast.AST) -> str:
+        """The function's lines as written (decorators aside)."""
         return self.memo(("text", id(function)), lambda: "\n".join(self.lines[function.lineno - 1 : function.end_lineno]))
 
-    def _function_calls(self, function: ast.AST) -> set[str]:
-        return self.memo(("called", id(function)), lambda: called_names(self._function_text(function)))
+    def function_calls(self, function: ast.AST) -> set[str]:
+        """Every name the function's text calls (`step` of `optimizer.step(`)."""
+        return self.memo(("called", id(function)), lambda: called_names(self.function_text(function)))
+
+    def assignments_within(self, node: ast.AST) -> list[ast.Assign]:
+        """The `=` statements on the node's lines (nested functions' too), in source order: a
+        question about a function's assignments need not walk its expressions."""
+        lines, found = self._assignments_by_line
+        return found[bisect.bisect_left(lines, node.lineno) : bisect.bisect_right(lines, node.end_lineno)]
+
+    @cached_property
+    def _assignments_by_line(self) -> tuple[list[int], list[ast.Assign]]:
+        found = sorted((s for s in self.statements if isinstance(s, ast.Assign)), key=lambda s: (s.lineno, s.col_offset))
+        return [s.lineno for s in found], found
 
     def _with_callers(self, seed: set[int]) -> set[int]:
         """`seed` and the functions that call one of them by name, to MAX_HELPER_DEPTH levels."""
@@ -226,7 +239,7 @@ class ModuleModel:
         for _ in range(MAX_HELPER_DEPTH):
             if not names:
                 break
-            more = {id(f) for f in self._functions if id(f) not in found and names & self._function_calls(f)}
+            more = {id(f) for f in self._functions if id(f) not in found and names & self.function_calls(f)}
             found |= more
             names = {f.name for f in self._functions if id(f) in more}
         return found
@@ -235,7 +248,7 @@ class ModuleModel:
     def _gradient_functions(self) -> set[int]:
         ddp_models = tuple(name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL))
         words = GRADIENT_WORDS + ddp_models
-        return self._with_callers({id(f) for f in self._functions if any(w in self._function_text(f) for w in words)})
+        return self._with_callers({id(f) for f in self._functions if any(w in self.function_text(f) for w in words)})
 
     @cached_property
     def backward_lines(self) -> list[int]:

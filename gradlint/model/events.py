@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field, replace
 from enum import Enum, auto
@@ -17,6 +18,7 @@ from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
+from gradlint.model.spelling import occurrences
 from gradlint.model.values import constant_setting
 
 if TYPE_CHECKING:
@@ -855,6 +857,9 @@ def _ddp_lines(frame: Frame) -> list[int]:
             answers["held", attribute] = callee is not None and _calls_held_ddp(callee)
         return answers["held", attribute]
 
+    def constructed_or_held(attribute: str) -> bool:
+        return constructed_ddp(attribute) or held_ddp(attribute)
+
     def combined_ddp(name: str) -> bool:
         # `self.model(x)` in a mixin, wrapped in DDP by another base of the classes combining
         # it, or `self._forward(batch)`, a method of the mixin that calls it
@@ -882,18 +887,15 @@ def _ddp_lines(frame: Frame) -> list[int]:
             )
         return answers["caller", name]
 
-    def names_ddp(text: str) -> bool:
-        if any(name in text for name in parameters):
-            return True
-        if object_of_caller and any(set_by_caller(m.group(1)) for m in SELF_CALL.finditer(text)):
-            return True
-        # `self.downstream.model(x)`: a field of a project object built around a DDP model here
-        if any(f"{field}(" in text for field in fields):
-            return True
-        if any(f"self.{attribute}(" in text and (constructed_ddp(attribute) or held_ddp(attribute)) for attribute in attributes):
-            return True
-        # `self` of a subclass in another module: its names are read there
-        return mixin and any(combined_ddp(m.group(1)) for m in SELF_CALL.finditer(text))
+    def self_calls() -> dict[int, list[str]]:
+        """Line -> the attributes of `self` it calls."""
+        calls: dict[int, list[str]] = {}
+        for match in SELF_CALL.finditer(text):
+            calls.setdefault(line_of(match.start()), []).append(match.group(1))
+        return calls
+
+    def spelled_on(word: str, name: str) -> dict[int, list[str]]:
+        return {line_of(offset): [name] for offset in occurrences(text, [word])}
 
     # a class of this module (its methods are read here) on an object the unit wraps attributes of
     object_of_caller = frame.caller is not None and mixin and _wraps_attributes(frame)
@@ -901,7 +903,32 @@ def _ddp_lines(frame: Frame) -> list[int]:
         return []
     scope = frame.scope
     first, last = (1, len(module.lines)) if isinstance(scope, ast.Module) else (scope.lineno, scope.end_lineno)
-    return [number for number in range(first, last + 1) if names_ddp(module.lines[number - 1])]
+    lines = module.lines[first - 1 : last]
+    text = "\n".join(lines)
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])]
+
+    def line_of(offset: int) -> int:
+        return first + bisect.bisect_right(starts, offset) - 1
+
+    def always(_: str) -> bool:
+        return True
+
+    # (line -> what it spells, whether that names a DDP model), each found in one pass over the
+    # text; a line asks them in this order and stops at the first yes: the later questions may
+    # mean finding a class's constructions.
+    tests: list[tuple[dict[int, list[str]], Callable[[str], bool]]] = [
+        (spelled_on(name, name), always) for name in parameters
+    ]
+    self_called = self_calls() if mixin else {}
+    if object_of_caller:
+        tests.append((self_called, set_by_caller))
+    # `self.downstream.model(x)`: a field of a project object built around a DDP model here
+    tests += [(spelled_on(f"{field}(", field), always) for field in fields]
+    tests += [(spelled_on(f"self.{attribute}(", attribute), constructed_or_held) for attribute in attributes]
+    if mixin:  # `self` of a subclass in another module: its names are read there
+        tests.append((self_called, combined_ddp))
+    candidates = sorted({number for spelled, _ in tests for number in spelled})
+    return [number for number in candidates if any(ask(name) for spelled, ask in tests for name in spelled.get(number, ()))]
 
 
 def _ddp_parameters(frame: Frame) -> set[str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 from gradlint.model.names import dotted, names_project_gradient_method
-from gradlint.model.spelling import CALLED_NAME_BYTES, call_starts, called_names
+from gradlint.model.spelling import CALLED_NAME_BYTES, call_starts
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
 if TYPE_CHECKING:
@@ -126,6 +126,8 @@ class Project:
         self._callable_modules: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}
         self._additions: dict[Path, tuple[Path, ...]] = {}
+        self._bases: dict[Path, list[Path]] = {}
+        self._longest: dict[tuple, tuple[Path, tuple[str, ...]] | None] = {}
 
     def _resolved(self, path: Path) -> Path:
         """path.resolve() once per path: it stats every folder above the file."""
@@ -180,23 +182,35 @@ class Project:
 
     def _longest_module(self, base: Path, parts: list[str], shortest: int) -> tuple[Path, list[str]] | None:
         """The file under `base` the longest prefix (at least `shortest` parts) of `parts` names
-        as a module, and the names left inside it."""
+        as a module, and the names left inside it (found once per base and dotted path: every
+        module of a folder imports much the same)."""
+        key = (base, tuple(parts), shortest)
+        if key not in self._longest:
+            self._longest[key] = self._find_longest_module(base, parts, shortest)
+        found = self._longest[key]
+        return (found[0], list(found[1])) if found is not None else None
+
+    def _find_longest_module(self, base: Path, parts: list[str], shortest: int) -> tuple[Path, tuple[str, ...]] | None:
         for length in range(len(parts), shortest - 1, -1):
             folder, name = base.joinpath(*parts[: length - 1]), parts[length - 1]
             entries = self._listing(folder)  # most candidates are not there: no stat for them
             for entry, candidate in ((f"{name}.py", f"{name}.py"), (name, f"{name}/__init__.py")):
                 if entry in entries and (folder / candidate).is_file() and self.contains(folder / candidate):
-                    return folder / candidate, parts[length:]
+                    return folder / candidate, tuple(parts[length:])
         return None
 
     def _absolute_bases(self, importer: Path) -> list[Path]:
         """Where an absolute import of `importer` may find a project module: beside it, in the
         folders above it up to the root (a script run from there puts its own folder first on
         the path: `examples/image/train.py` runs `training/train_loop.py`, whose `from
-        training.grad_scaler import ...` is found from `examples/image/`), under `src/`."""
+        training.grad_scaler import ...` is found from `examples/image/`), under `src/`. Found
+        once per importer: every import of a module asks."""
+        if importer in self._bases:
+            return self._bases[importer]
         above = [importer.parent, *importer.parent.parents]
         within = above[: above.index(self.root) + 1] if self.root in above else [importer.parent, self.root]
-        return list(dict.fromkeys([*within, self.root / "src", *self._path_additions(importer)]))
+        self._bases[importer] = list(dict.fromkeys([*within, self.root / "src", *self._path_additions(importer)]))
+        return self._bases[importer]
 
     def _path_additions(self, importer: Path) -> tuple[Path, ...]:
         """Project folders the module puts on `sys.path` before importing from them
@@ -603,12 +617,12 @@ def _called_parameters(function: ast.FunctionDef, params: list[str]) -> set[str]
     }
 
 
-def _bound_to_parameters(function: ast.FunctionDef, params: list[str]) -> tuple[dict[str, str], set[str]]:
+def _bound_to_parameters(module: "ModuleModel", function: ast.FunctionDef, params: list[str]) -> tuple[dict[str, str], set[str]]:
     """Names `function` binds to a parameter: copies of one as it is (`scaler_ae =
     loss_scaler`), each with the parameter, and names unpacked from one (`a, b = pair`)."""
     aliases, unpacked = {}, set()
-    for stmt in ast.walk(function):
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) and stmt.value.id in params):
+    for stmt in module.assignments_within(function):
+        if not (len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) and stmt.value.id in params):
             continue
         target = stmt.targets[0]
         if isinstance(target, ast.Name) and target.id not in params:
@@ -948,11 +962,10 @@ class ProjectContext:
         methods = [(f, cls) for cls in module.classes.values() for f in module.methods(cls).values()]
         for function, cls in [*((f, None) for f in module.functions.values()), *methods]:
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-            text = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
-            if not GRADIENT_WORDS.search(text):
+            if not GRADIENT_WORDS.search(module.function_text(function)):
                 continue
-            calls = called_names(text)
-            aliases, unpacked = _bound_to_parameters(function, params) if calls.difference(params) else ({}, set())
+            calls = module.function_calls(function)
+            aliases, unpacked = _bound_to_parameters(module, function, params) if calls.difference(params) else ({}, set())
             if not calls.intersection([*params, *aliases, *unpacked]):
                 continue  # the text first: a docstring's "optimizer (`Optimizer`):" reads as a call
             called_here = _called_parameters(function, [*params, *aliases, *unpacked])
