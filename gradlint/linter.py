@@ -74,6 +74,13 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
         return matched[word]
 
     def may_fire(rule: Rule) -> bool:
+        # most rules share their trigger (backward and its pattern): asked once per trigger
+        key = (rule.triggers, rule.trigger_pattern, rule.triggers_through_imports)
+        if key not in matched:
+            matched[key] = triggered(rule)
+        return matched[key]
+
+    def triggered(rule: Rule) -> bool:
         # words first: a substring search is cheaper than any pattern, and most files spell none
         spells_trigger = any(spelled(word) for word in rule.triggers)
         if not spells_trigger and (not rule.triggers_through_imports or project is None):

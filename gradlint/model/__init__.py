@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -33,9 +34,8 @@ FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 OTHER_FRAMEWORKS = frozenset({
     "paddle", "mindspore", "oneflow", "mxnet", "tensorflow", "jax", "flax", "warp", "megengine", "jittor",
 })
-GRADIENT_WORD = re.compile("|".join(GRADIENT_WORDS))
 BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
-HF_TRAINING_STEP = re.compile(r"\bself\.training_step\s*\(")  # a transformers Trainer's, in a copied loop
+HF_TRAINING_STEP = re.compile(r"self(?<!\wself)\.training_step\s*\(")  # a transformers Trainer's, in a copied loop
 # what an update is spelled with: a step, or a framework's call (Lightning's manual backward, an
 # Accelerate accelerator's or a DeepSpeed engine's methods) that stands for one
 STEP_WORD = re.compile(r"step|manual_backward|ccelerat|engine")
@@ -98,7 +98,9 @@ class ModuleModel:
 
     @cached_property
     def _line_starts(self) -> list[int]:
-        return [0, *(m.end() for m in LINE_BREAK.finditer(self.text))]
+        if "\r" in self.text:
+            return [0, *(m.end() for m in LINE_BREAK.finditer(self.text))]
+        return [0, *itertools.accumulate(len(line) + 1 for line in self.text.split("\n")[:-1])]
 
     def line_at(self, offset: int) -> int:
         """The 1-based line of a character offset of the text."""
@@ -124,21 +126,24 @@ class ModuleModel:
 
     def nested_functions(self, function: ast.AST) -> dict[str, ast.FunctionDef]:
         """Functions defined in `function`'s own blocks (closures), not deeper."""
-
-        def compute():
-            return {
-                s.name: s for s in self.statements
-                if isinstance(s, FUNCTION_TYPES) and self.parents.scope_of(s) is function
-            }
-
-        return self.memo(("nested", id(function)), compute)
+        return {s.name: s for s in self._own_statements(function) if isinstance(s, FUNCTION_TYPES)}
 
     def returns(self, function: ast.AST) -> list[ast.expr]:
         """The values `function`'s own `return` statements give (not those of nested functions)."""
-        return self.memo(("returns", id(function)), lambda: [
-            s.value for s in self.statements
-            if isinstance(s, ast.Return) and s.value is not None and self.parents.scope_of(s) is function
-        ])
+        return [s.value for s in self._own_statements(function) if isinstance(s, ast.Return) and s.value is not None]
+
+    def _own_statements(self, scope: ast.AST) -> list[ast.stmt]:
+        """The definitions and returns of a function's (or the module's) own code, not of the
+        functions nested in it: grouped once per module, every function is asked about."""
+        return self._definitions_and_returns.get(id(scope), [])
+
+    @cached_property
+    def _definitions_and_returns(self) -> dict[int, list[ast.stmt]]:
+        found: dict[int, list[ast.stmt]] = {}
+        for stmt in self.statements:
+            if isinstance(stmt, (*FUNCTION_TYPES, ast.Return)):
+                found.setdefault(id(self.parents.scope_of(stmt)), []).append(stmt)
+        return found
 
     def class_attributes(self, cls: ast.ClassDef) -> dict[str, list[ast.expr]]:
         """`self.X = value` anywhere in the class or the base classes the model can read:
@@ -336,8 +341,7 @@ class ModuleModel:
         if helpers is None:
             return list(range(1, len(self.lines) + 1))
         ddp_models = [name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL)]
-        offsets = [m.start() for m in GRADIENT_WORD.finditer(self.text)]
-        offsets += occurrences(self.text, {*helpers, *ddp_models})
+        offsets = [*occurrences(self.text, {*GRADIENT_WORDS, *helpers, *ddp_models})]
         return sorted({self.line_at(offset) for offset in offsets})
 
     def may_step(self, first_line: int, last_line: int) -> bool:

@@ -48,7 +48,7 @@ class Kind(Enum):
 
 
 STEPS = (Kind.STEP, Kind.SCALER_STEP)
-SELF_CALL = re.compile(r"\bself\.(\w+)\(")  # `self.model(x)`: an attribute called
+SELF_CALL = re.compile(r"self(?<!\wself)\.(\w+)\(")  # `self.model(x)`: an attribute called
 CLIPPER_CLASS = re.compile(r"clipper|grad\w*clip", re.IGNORECASE)  # `GradientClipper`, not CLIP the model
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
