@@ -15,7 +15,7 @@ from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, ImportTable, dotted
-from gradlint.model.spelling import Words, call_starts, called_names, occurrences, spelled
+from gradlint.model.spelling import CALLED_NAME, Words, call_starts, occurrences, spelled
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
 from gradlint.model.values import Values
@@ -225,7 +225,23 @@ class ModuleModel:
 
     def function_calls(self, function: ast.AST) -> set[str]:
         """Every name the function's text calls (`step` of `optimizer.step(`)."""
-        return self.memo(("called", id(function)), lambda: called_names(self.function_text(function)))
+
+        def compute() -> set[str]:
+            starts, calls = self._calls_by_offset
+            first = self._line_starts[function.lineno - 1]
+            last = self._line_starts[function.end_lineno] if function.end_lineno < len(self._line_starts) else len(self.text)
+            index = bisect.bisect_left(starts, first)
+            return {name for _, end, name in calls[index : bisect.bisect_left(starts, last)] if end <= last}
+
+        return self.memo(("called", id(function)), compute)
+
+    @cached_property
+    def _calls_by_offset(self) -> tuple[list[int], list[tuple[int, int, str]]]:
+        """(start, end, name) of every call the text spells, read once: each function's calls
+        are a slice of them (a method's text is inside its class's, a closure's inside its
+        function's)."""
+        calls = [(m.start(), m.end(), m.group(1)) for m in CALLED_NAME.finditer(self.text)]
+        return [start for start, _, _ in calls], calls
 
     def assignments_within(self, node: ast.AST) -> list[ast.Assign]:
         """The `=` statements on the node's lines (nested functions' too), in source order: a
