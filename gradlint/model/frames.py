@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_names, resolve_callee, subclasses_of
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
 
 if TYPE_CHECKING:
@@ -360,3 +360,30 @@ def handed_over(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int
     if not passed:
         return []
     return [origin for owner, argument, caller, call_line in passed for origin in handed_over(owner, argument, caller, call_line, depth + 1)]
+
+
+def constructions(module: "ModuleModel", obj: ast.expr, scope: ast.AST, line: int, expr: ast.expr):
+    """(module, call, scope, line, `expr` as spelled there) for each call that builds the object
+    `obj` names at `line`: in the unit itself, or where the callers build what they hand in, with
+    each parameter `expr` reads replaced by what that code passes for it (`config` for `config`)."""
+    for owner, handed, there, at in handed_over(module, obj, scope, line):
+        value, value_scope, value_line = owner.values.reaching_value(handed, there, at) if dotted(handed) else (handed, there, at)
+        if isinstance(value, ast.Call):
+            yield owner, value, value_scope, value_line, _as_passed_to(module, expr, scope, line, owner, there)
+
+
+def _as_passed_to(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, owner: "ModuleModel", there: ast.AST) -> ast.expr:
+    def passed(name: ast.Name) -> ast.expr | None:
+        return next((e for m, e, s, _ in handed_over(module, name, scope, line) if m is owner and s is there), None)
+
+    return expr if owner is module and there is scope else with_names_replaced(expr, passed)
+
+
+def spelled_in(module: "ModuleModel", node: ast.AST, scope: ast.AST, line: int):
+    """The nodes of `node`, and of the values the names it reads hold at `line` (one step:
+    `T_max=total_steps`, `total_steps = iterations * accum`)."""
+    yield from ast.walk(node)
+    for name in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}:
+        value, _, _ = module.values.reaching_value(ast.Name(name), scope, line)
+        if value is not None:
+            yield from ast.walk(value)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradlint.model.frames import handed_over
-from gradlint.model.names import dotted, with_names_replaced
+from gradlint.model.frames import constructions, handed_over, spelled_in
+from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
 if TYPE_CHECKING:
@@ -85,29 +85,7 @@ def schedule_counts_micro_batches(model: "ModuleModel", sched, factor: ast.expr)
     receiver = sched.node.func.value if isinstance(sched.node, ast.Call) and isinstance(sched.node.func, ast.Attribute) else None
     if receiver is None or sched.scope is None:
         return False
-    line = sched.node.lineno
-    for owner, expr, scope, at in handed_over(module, receiver, sched.scope, line):
-        wanted = ast.dump(_as_passed_to(module, factor, sched.scope, line, owner, scope))
-        value, value_scope, value_line = owner.values.reaching_value(expr, scope, at)
-        if isinstance(value, ast.Call) and any(ast.dump(n) == wanted for n in _spelled_in(owner, value, value_scope, value_line)):
+    for owner, call, scope, line, wanted in constructions(module, receiver, sched.scope, sched.node.lineno, factor):
+        if any(ast.dump(n) == ast.dump(wanted) for n in spelled_in(owner, call, scope, line)):
             return True
     return False
-
-
-def _as_passed_to(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, owner: "ModuleModel", there: ast.AST) -> ast.expr:
-    """`expr` as the code of `there` spells it: each parameter it reads replaced by what that
-    scope passes for it (itself where `there` is its own scope)."""
-
-    def passed(name: ast.Name) -> ast.expr | None:
-        return next((e for m, e, s, _ in handed_over(module, name, scope, line) if m is owner and s is there), None)
-
-    return expr if owner is module and there is scope else with_names_replaced(expr, passed)
-
-
-def _spelled_in(module: "ModuleModel", call: ast.Call, scope: ast.AST, line: int):
-    """The nodes of a constructor call, and of the values the names it passes hold there."""
-    yield from ast.walk(call)
-    for name in {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}:
-        value, _, _ = module.values.reaching_value(ast.Name(name), scope, line)
-        if value is not None:
-            yield from ast.walk(value)

@@ -7,6 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
+from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.losses import running_counter_divisor
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move
@@ -37,6 +38,8 @@ class AccumulationWithoutLossScaling(Rule):
                 continue
             # the step on the backward's path (`scaler.step(opt)` under fp16, `opt.step()` else)
             step = next((e for e in steps if not e.exclusive_with(backward)), steps[0])
+            if divides_learning_rate(model, step, accumulation.factor):
+                continue  # the optimizer's rate is divided by the window instead
             counter = _running_counter(backward)
             if counter is not None:
                 message = (

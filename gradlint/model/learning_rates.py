@@ -1,0 +1,34 @@
+"""What an optimizer's construction says about the update it applies (its learning rate)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from gradlint.model.frames import constructions, spelled_in
+
+if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
+    from gradlint.model.events import Event
+
+
+def divides_learning_rate(model: "ModuleModel", step: "Event", factor: ast.expr) -> bool:
+    """The stepped optimizer was built with its learning rate divided by the window's factor
+    (`lr=base_lr`, `base_lr = cfg.lr / batch_size / subdivision`, darknet's convention): the
+    window's summed gradients are applied at 1/N of the rate, which is the mean's update (SGD),
+    so an undivided loss is compensated, not a bug. Read where the callers build an optimizer
+    handed in."""
+    call = step.node
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) or step.scope is None:
+        return False
+    # `optimizer.step()`, or `scaler.step(optimizer)`
+    optimizer = call.func.value if not call.args else call.args[0]
+    for owner, built, scope, line, wanted in constructions(step.module or model, optimizer, step.scope, call.lineno, factor):
+        rate = next((k.value for k in built.keywords if k.arg == "lr"), built.args[1] if len(built.args) > 1 else None)
+        if rate is not None and any(_divides_by(node, ast.dump(wanted)) for node in spelled_in(owner, rate, scope, line)):
+            return True
+    return False
+
+
+def _divides_by(node: ast.AST, factor: str) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and any(ast.dump(n) == factor for n in ast.walk(node.right))
