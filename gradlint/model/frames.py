@@ -373,6 +373,9 @@ def constructions(module: "ModuleModel", obj: ast.expr, scope: ast.AST, line: in
 
 
 def _as_passed_to(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, owner: "ModuleModel", there: ast.AST) -> ast.expr:
+    """`expr` as the code of `there` spells it: each name it reads replaced by what that code
+    passes for it (itself where `there` is `expr`'s own scope)."""
+
     def passed(name: ast.Name) -> ast.expr | None:
         return next((e for m, e, s, _ in handed_over(module, name, scope, line) if m is owner and s is there), None)
 
