@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from gradlint.model.events import Kind
 from gradlint.model.frames import constructions, spelled_in
 
 if TYPE_CHECKING:
@@ -22,13 +23,15 @@ def divides_learning_rate(model: "ModuleModel", step: "Event", factor: ast.expr)
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) or step.scope is None:
         return False
     # `optimizer.step()`, or `scaler.step(optimizer)`
-    optimizer = call.func.value if not call.args else call.args[0]
-    for owner, built, scope, line, wanted in constructions(step.module or model, optimizer, step.scope, call.lineno, factor):
+    optimizer = call.func.value if step.kind is Kind.STEP else call.args[0] if call.args else None
+    for owner, built, scope, line, wanted in constructions(step.module or model, optimizer, step.scope, call.lineno, factor) if optimizer else ():
         rate = next((k.value for k in built.keywords if k.arg == "lr"), built.args[1] if len(built.args) > 1 else None)
-        if rate is not None and any(_divides_by(node, ast.dump(wanted)) for node in spelled_in(owner, rate, scope, line)):
+        divisor = ast.dump(wanted)
+        if rate is not None and any(_divides_by(node, divisor) for node in spelled_in(owner, rate, scope, line)):
             return True
     return False
 
 
-def _divides_by(node: ast.AST, factor: str) -> bool:
-    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and any(ast.dump(n) == factor for n in ast.walk(node.right))
+def _divides_by(node: ast.AST, divisor: str) -> bool:
+    """`x / divisor`, `x / (a * divisor)`: `divisor` (dumped) in the denominator."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and any(ast.dump(n) == divisor for n in ast.walk(node.right))

@@ -86,6 +86,7 @@ def schedule_counts_micro_batches(model: "ModuleModel", sched, factor: ast.expr)
     if receiver is None or sched.scope is None:
         return False
     for owner, call, scope, line, wanted in constructions(module, receiver, sched.scope, sched.node.lineno, factor):
-        if any(ast.dump(n) == ast.dump(wanted) for n in spelled_in(owner, call, scope, line)):
+        spelling = ast.dump(wanted)
+        if any(ast.dump(n) == spelling for n in spelled_in(owner, call, scope, line)):
             return True
     return False
