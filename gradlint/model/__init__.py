@@ -326,7 +326,33 @@ class ModuleModel:
         names = {f.name for f in self._functions if id(f) in functions}
         if self.project is not None:
             names |= self.memo(("project names", reaching_backward), lambda: self._project_names(reaching_backward))
-        return names
+        return names | self._results_of(names)
+
+    def _results_of(self, helpers: set[str]) -> set[str]:
+        """Names bound to the function a helper factory returns (`train_step =
+        make_train_step(model, opt)`): it touches gradients where the factory does."""
+        return {
+            target for target, func in self._bound_call_results
+            if (dotted(func) or "").rsplit(".", 1)[-1] in helpers and self._makes_closure(func)
+        }
+
+    def _makes_closure(self, func: ast.expr) -> bool:
+        """Whether `func` names a function of this module, or of the project, that returns a
+        function it defines."""
+        function = self.functions.get(func.id) if isinstance(func, ast.Name) else None
+        if function is not None:
+            nested = self.nested_functions(function)
+            return any(isinstance(r, ast.Name) and r.id in nested for r in self.returns(function))
+        return self.project is not None and self.project.makes_closure(self, func)
+
+    @cached_property
+    def _bound_call_results(self) -> list[tuple[str, ast.expr]]:
+        """(name, the function called) of each `name = f(...)` of the module."""
+        _, assignments = self._assignments_by_line
+        return [
+            (s.targets[0].id, s.value.func) for s in assignments
+            if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
+        ]
 
     def _project_names(self, reaching_backward: bool) -> set[str]:
         """The names the project adds (gradient_names), and the methods the module's classes

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gradlint.model.names import GRADIENT_WORDS, dotted, names_project_gradient_method
+from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, dotted, names_project_gradient_method
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -89,6 +89,7 @@ def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -
             or _module_function(module, func.id)
             or _callable_instance(module, func, context)
             or _imported(module, func)
+            or _made_closure(module, func.id, context)
         )
     if isinstance(func, ast.Attribute):
         owner = func.value
@@ -263,6 +264,59 @@ def _outermost_function(module: "ModuleModel", function: ast.AST) -> ast.AST:
     while isinstance(outer := parents.scope_of(function), FUNCTIONS) and outer is not function:  # not another module's
         function = outer
     return function
+
+
+def _made_closure(module: "ModuleModel", name: str, context: CallContext) -> Callee | None:
+    """`train_step = make_train_step(model, optimizer)` then `train_step(batch)`: the nested
+    function a project factory returns by name, when every assignment of the name is a call of
+    a factory returning the same one."""
+    if name in BUILTIN_NAMES:
+        return None
+    assigned = _nearest_assignments(module, name, context.scope)
+    if assigned:
+        made = {made_closure(module, s.value, scope) if isinstance(s, ast.Assign) else None for s, scope in assigned}
+    else:
+        made = _passed_closures(module, name, context.scope)
+    return next(iter(made)) if len(made) == 1 else None
+
+
+def _passed_closures(module: "ModuleModel", name: str, scope: ast.AST) -> frozenset[Callee | None]:
+    """`optimize_fn(optimizer, ...)` where `optimize_fn` is a parameter of the function (or of
+    one enclosing it): the closures its callers pass for it (`optimize_fn =
+    losses.optimization_manager(config)` handed to `get_step_fn(..., optimize_fn)`)."""
+    owner = next((f for f in _enclosing_functions(module, scope) if _is_parameter(f, name)), None)
+    if owner is None:
+        return frozenset()
+
+    def compute() -> frozenset[Callee | None]:
+        found: set[Callee | None] = set()
+        for call, context in callers(module, owner):
+            argument = bind_arguments(Callee(module, owner), call).get(name)
+            if isinstance(argument, ast.Name):
+                found.add(_made_closure(context.module, argument.id, context))
+            else:
+                found.add(made_closure(context.module, argument, context.scope))
+        return frozenset(found)
+
+    return module.memo(("passed closures", id(owner), name), compute, while_computing=frozenset())
+
+
+def made_closure(module: "ModuleModel", value: ast.expr | None, scope: ast.AST) -> Callee | None:
+    """The nested function the factory call `value` (made in `scope`) returns by name."""
+    if not isinstance(value, ast.Call):
+        return None
+
+    def compute() -> Callee | None:
+        factory = resolve_callee(module, value, CallContext(module, scope, class_of_scope(module, scope)))
+        if factory is None or not isinstance(factory.function, FUNCTIONS):
+            return None
+        returned = {r.id if isinstance(r, ast.Name) else None for r in factory.module.returns(factory.function)}
+        name = returned.pop() if len(returned) == 1 else None
+        nested = factory.module.nested_functions(factory.function).get(name) if name else None
+        return Callee(factory.module, nested, factory.cls) if nested is not None else None
+
+    # a factory that returns what its own call makes resolves back through it: none
+    return module.memo(("made closure", id(value)), compute, while_computing=None)
 
 
 def _module_function(module: "ModuleModel", name: str) -> Callee | None:
@@ -628,9 +682,35 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
         owner = module.parents.enclosing_class(function)
         if owner is not None and cls is None:
             found.extend(_inherited_self_calls(module, owner, name))
+        found.extend(_calls_of_made_closure(module, function))
         return found
 
     return module.memo(("callers", id(function)), compute, while_computing=[])
+
+
+def _calls_of_made_closure(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
+    """Calls of a nested function its enclosing function returns, under the names the
+    factory's callers bind its result to (`step_fn = get_step_fn(...)`, `step_fn(state, batch)`)."""
+    factory = module.parents.scope_of(function)
+    if not isinstance(factory, FUNCTIONS) or not any(
+        isinstance(r, ast.Name) and r.id == function.name for r in module.returns(factory)
+    ):
+        return []
+    found = []
+    for made, context in callers(module, factory):
+        stmt = context.statement
+        if not (isinstance(stmt, ast.Assign) and stmt.value is made and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        caller = context.module
+        for call, held in caller.calls_named(stmt.targets[0].id):
+            scope = caller.parents.scope_of(held)
+            if not isinstance(call.func, ast.Name) or (context.scope is not scope and context.scope not in _enclosing_functions(caller, scope)):
+                continue  # the name is another binding than the factory's result
+            at = CallContext(caller, scope, class_of_scope(caller, scope), held)
+            callee = resolve_callee(caller, call, at)
+            if callee is not None and callee.function is function:
+                found.append((call, at))
+    return found
 
 
 def _inherited_self_calls(module: "ModuleModel", cls: ast.ClassDef, name: str) -> list[tuple[ast.Call, CallContext]]:

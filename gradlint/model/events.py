@@ -16,7 +16,7 @@ from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
-from gradlint.model.names import dotted, from_dotted, with_names_replaced
+from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.spelling import occurrences
 from gradlint.model.values import constant_setting
@@ -58,6 +58,8 @@ SYNC_SWITCH_WORDS = ("allreduce", "all_reduce", "sync")  # `model.disable_allred
 LIGHTNING_CLIPS = frozenset({"clip_gradients"})
 MAX_HELPER_DEPTH = 6  # how many calls deep the walk follows helpers
 GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
+# builtins that call what they are given (`map(ddp_model, chunks)`)
+CALLING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "iter"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
 # what an Accelerate accelerator does to gradients (its clips are read as clips)
 ACCELERATOR_GRADIENT_METHODS = frozenset({"backward", "accumulate", "no_sync", "unscale_gradients"})
@@ -564,6 +566,8 @@ class EventWalker:
         as a context manager, may switch the model's sync)."""
         if isinstance(stmt, ast.Expr) and stmt.value is call:
             return  # `evaluate(ddp_model)`, `save(ddp_model)`: nothing flows on
+        if _stores_or_inspects(self.frame.module, call.func):
+            return  # `dict(model=ddp_model, ...)`, `isinstance(ddp_model, DDP)`: no forward
         for argument in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(argument, (ast.Name, ast.Attribute)) and self._role(argument) is Role.DDP_MODEL:
                 # `with ddp_sync(ddp, last):` may well switch the sync: the model cannot tell
@@ -831,6 +835,14 @@ def _kept_by_callers(frame: Frame, parameter: str, attribute: str) -> str | None
     return names.pop() if len(names) == 1 else None
 
 
+def _stores_or_inspects(module: "ModuleModel", func: ast.expr) -> bool:
+    """A builtin that keeps or looks at what it is given without calling it (not `map`,
+    `filter`, `sorted` and the others that take a function)."""
+    if not isinstance(func, ast.Name) or func.id not in BUILTIN_NAMES or func.id in CALLING_BUILTINS:
+        return False
+    return module.imports.origin(func.id) is None and func.id not in module.functions and func.id not in module.classes
+
+
 def _ddp_lines(frame: Frame) -> list[int]:
     """The lines of the frame's function (or module) that name a DDP model only the frame can
     see, found once per frame: the walk asks of every compound statement, nested ones again."""
@@ -933,14 +945,35 @@ def _ddp_lines(frame: Frame) -> list[int]:
 
 def _ddp_parameters(frame: Frame) -> set[str]:
     """Parameters of the frame's function (and of the function enclosing a closure) that are
-    DDP models through what the callers pass."""
+    DDP models through what the callers pass, and locals read out of a dict the callers pass
+    (`model = state['model']`)."""
     if frame.caller is None and not frame.module.roles.named(Role.DDP_MODEL) and frame.module.project is None:
         return set()  # no DDP model anywhere to be handed in
     names = {*(frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope))}
     enclosing = frame.module.parents.scope_of(frame.scope)
     if isinstance(frame.scope, FUNCTION_TYPES) and isinstance(enclosing, FUNCTION_TYPES):
         names |= parameter_names(enclosing)  # a closure reads the enclosing function's
+    if isinstance(frame.scope, FUNCTION_TYPES):
+        names |= _read_out_of_parameters(frame)
     return {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
+
+
+def _read_out_of_parameters(frame: Frame) -> set[str]:
+    """Local names assigned `parameter['key']` in the frame's own code (found once per function)."""
+    module, function = frame.module, frame.scope
+
+    def compute() -> frozenset[str]:
+        parameters = parameter_names(function)
+        return frozenset(
+            name for name, stmts in module.scope(function).assignments.items()
+            if any(
+                isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Subscript)
+                and isinstance(stmt.value.value, ast.Name) and stmt.value.value.id in parameters
+                for stmt in stmts
+            )
+        )
+
+    return module.memo(("read out of parameters", id(function)), compute)
 
 
 def _runs_ddp_set_by_caller(frame: Frame) -> bool:

@@ -57,6 +57,8 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
     caller in the module passes. A local name takes the role of what the frame assigns it."""
     if isinstance(expr, ast.IfExp):
         return either(role_in_frame(frame, expr.body, assigning), role_in_frame(frame, expr.orelse, assigning))
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        return _keyed_role(frame, expr.value, expr.slice.value, 0)
     name = dotted(expr)
     return None if name is None else _role_of_name(frame, name, assigning)
 
@@ -115,6 +117,52 @@ def _assigned_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role |
     if len(values) < len(stmts):
         return None
     return functools.reduce(either, (role_in_frame(frame, v, assigning | {name}) for v in values))
+
+
+def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int) -> Role | None:
+    """`state['model']` where the frame's code, or a caller handing the dict along, builds
+    `state = dict(model=ddp_model, optimizer=optimizer, step=0)` (or a `{...}` literal, or writes
+    `state['model'] = ...`): the role of the value stored under the key."""
+    name = dotted(container)
+    if name is None or "." in name or depth > MAX_HANDS:
+        return None
+    if name in parameter_names(frame.scope):
+        if frame.caller is not None:
+            argument = frame.arguments.get(name)
+            return _keyed_role(frame.caller, argument, key, depth + 1) if argument is not None else None
+        if not isinstance(frame.scope, FUNCTION_TYPES):
+            return None
+        roles = [
+            _keyed_role(Frame(context.module, context.scope, context.cls), argument, key, depth + 1)
+            for call, context in callers(frame.module, frame.scope)
+            if (argument := bind_arguments(Callee(frame.module, frame.scope), call).get(name)) is not None
+        ]
+        return functools.reduce(either, roles) if roles else None
+    stored = [value for value in _stored_values(frame.module, frame.scope, name, key)]
+    if not stored or any(value is None for value in stored):
+        return None
+    return functools.reduce(either, (role_in_frame(frame, value) or _constructed_role(frame.module, value) for value in stored))
+
+
+def _stored_values(module: "ModuleModel", scope: ast.AST, name: str, key: str) -> list[ast.expr | None]:
+    """What the scope's own code stores under `key` in the dict `name`: one value per
+    `dict(...)`/`{...}` building it and per `name[key] = ...`; None for a binding the model
+    cannot read. A call handed the dict (`state = restore_checkpoint(path, state)`) gives it
+    back as it was."""
+    found: list[ast.expr | None] = []
+    for stmt in module.scope(scope).assignments.get(name, ()):
+        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args:
+            found.append(next((k.value for k in value.keywords if k.arg == key), None))
+        elif isinstance(value, ast.Dict):
+            found.append(next((v for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and k.value == key), None))
+        elif not (isinstance(value, ast.Call) and any(dotted(a) == name for a in value.args)):
+            found.append(None)
+    found += [
+        stmt.value for stmt in module.values.element_writes(scope).get(name, ())
+        if isinstance(stmt.targets[0].slice, ast.Constant) and stmt.targets[0].slice.value == key
+    ]
+    return found
 
 
 def _free_variable_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 from gradlint.model.names import dotted, names_project_gradient_method
-from gradlint.model.spelling import CALLED_NAME_BYTES, call_starts
+from gradlint.model.spelling import CALLED_NAME_BYTES, WORD_BYTE, call_starts
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ STRING_LITERAL = re.compile(r"""['"]([^'"\n]*)['"]""")
 GRADIENT_CODE_BYTES = re.compile(rb"backward\s*\(|\.step\s*\(|zero_grad|clip_grad|no_sync|unscale_|DistributedDataParallel|DDP\b")
 DDP_BYTES = re.compile(rb"DistributedDataParallel|DDP\b")
 CALL_METHOD_BYTES = re.compile(rb"def[ \t]+__call__\b")
+NESTED_DEFINITION_BYTES = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 # `from .utils import a, b` / `from pkg.engine import (a,` / `import pkg.engine as e`
 IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,*]+))|import[ \t]+([\w.]+))", re.M
@@ -122,6 +123,7 @@ class Project:
         self._models: dict[Path, ModuleModel | None] = {}
         self._spelled: dict[tuple[Path, tuple[str, ...]], bool] = {}
         self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
+        self._factories: dict[Path, frozenset[str]] = {}
         self._methods: dict[Path, dict[str, frozenset[str]]] = {}
         self._callable_modules: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}
@@ -334,6 +336,19 @@ class Project:
         call of one that does (to a few levels): read off the text, the module is not parsed.
         It only decides which lines of a checked module are read; calls are resolved later."""
         return self._words(path)[1]
+
+    def closure_factories(self, path: Path) -> frozenset[str]:
+        """Top-level functions of a module that touch gradients and return a function they
+        define (`def get_step_fn(...): def step_fn(...): ... return step_fn`): read off the text."""
+        path = self._resolved(path)
+        if path not in self._factories:
+            data = self._read(path)
+            bodies = _top_level_bodies(data) if data is not None else {}
+            self._factories[path] = frozenset(
+                name for name in self.gradient_symbols(path)
+                if not bodies.get(name, b"class").startswith(b"class") and _returns_nested(bodies[name])
+            )
+        return self._factories[path]
 
     def ddp_symbols(self, path: Path) -> frozenset[str]:
         """Top-level functions of a module whose text spells a DDP wrapper, or a call of one:
@@ -669,6 +684,19 @@ def _symbols_spelling(data: bytes, matches: Callable[[bytes], object], follow_ca
     return _spelling(bodies, matches) if follow_calls else frozenset(n for n, b in bodies.items() if matches(b))
 
 
+def _returns_nested(body: bytes) -> bool:
+    """Whether a function's text returns, by name, a function it defines."""
+    for definition in NESTED_DEFINITION_BYTES.finditer(body):
+        needle = b"return " + definition.group(1)
+        start = body.find(needle)
+        while start >= 0:
+            end = start + len(needle)
+            if not WORD_BYTE.match(body, end):
+                return True
+            start = body.find(needle, end)
+    return False
+
+
 def _top_level_bodies(data: bytes) -> dict[str, bytes]:
     return _bodies(data, [(m.start(), (m.group(1) or m.group(2)).decode()) for m in TOP_LEVEL_DEFINITION.finditer(data)])
 
@@ -905,6 +933,16 @@ class ProjectContext:
                 if inner:  # `trainer.optimize(opt)` on an instance of an imported class
                     names |= self.project.gradient_methods(path, inner[0])
         return names
+
+    def makes_closure(self, module: "ModuleModel", func: ast.expr) -> bool:
+        """Whether the imported function `func` names is a project function returning a function
+        it defines (`losses.get_step_fn`)."""
+        qualname = module.imports.qualname(func)
+        located = self._locate(module, qualname) if qualname else None
+        if located is None or len(located[1]) != 1:
+            return False
+        path, (name,) = located
+        return name in self.project.closure_factories(path)
 
     def calls_configured_backward(self, text: str) -> bool:
         """Whether `text` calls, on some object, a method that a few project files define and

@@ -131,12 +131,12 @@ class Values:
         name = dotted(value)
         earlier = self.model.scope(scope).before(name, line)
         since = earlier[-1].lineno if earlier else 0
-        writes = [s for s in self._element_writes(scope).get(name, ()) if since < s.lineno < line]
+        writes = [s for s in self.element_writes(scope).get(name, ()) if since < s.lineno < line]
         if writes:
             return self.origin(writes[-1].value, scope, writes[-1].lineno, depth + 1)
         return self.origin(value, scope, line, depth + 1)
 
-    def _element_writes(self, scope: ast.AST) -> dict[str, list[ast.Assign]]:
+    def element_writes(self, scope: ast.AST) -> dict[str, list[ast.Assign]]:
         """`name[...] = value` statements of `scope`'s own code, by name, in source order."""
 
         def compute():

@@ -2776,3 +2776,101 @@ def test_a_window_parameter_given_a_settings_class_field_through_star_imports(wo
     (workdir / "src/config.py").write_text(textwrap.dedent(SETTINGS_CLASS_MODULE.format(window=4)))
     run = check(gradlint, "src/engineer.py")
     assert codes(run) == [("engineer.py", "GL201")], run
+
+
+STEP_FACTORIES = '''
+import contextlib
+
+import torch
+import torch.nn.functional as F
+
+
+def optimization_manager(config):
+    def optimize_fn(optimizer, scaler, params, step):
+        for group in optimizer.param_groups:
+            group["lr"] = config.lr * min(step / max(config.warmup, 1), 1.0)
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(params, max_norm=config.grad_clip)
+        scaler.step(optimizer)
+        scaler.update()
+
+    return optimize_fn
+
+
+def get_step_fn(optimize_fn, accum):
+    accum_iter = 0
+
+    def step_fn(state, batch):
+        nonlocal accum_iter
+        model = state["model"]
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = F.mse_loss(model(batch["noisy"]), batch["target"]) / accum
+        state["scaler"].scale(loss).backward()
+        accum_iter += 1
+        if accum_iter == accum:
+            accum_iter = 0
+            state["step"] += 1
+            optimize_fn(state["optimizer"], state["scaler"], model.parameters(), step=state["step"])
+            state["optimizer"].zero_grad()
+        return loss
+
+    return step_fn
+'''
+
+STEP_FACTORY_SCRIPT = '''
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import losses
+from models import ScoreNet
+
+
+def run(rank, config, loader):
+    score_model = DDP(ScoreNet(config).to(rank), device_ids=[rank])
+    optimizer = torch.optim.AdamW(score_model.parameters(), lr=config.lr)
+    state = dict(optimizer=optimizer, scaler=torch.amp.GradScaler("cuda"), model=score_model, step=0)
+    state = restore_checkpoint(config.checkpoint, state)
+    optimize_fn = losses.optimization_manager(config)
+    train_step_fn = losses.get_step_fn(optimize_fn, config.accum)
+    batches = iter(loader)
+    while state["step"] < config.n_iters:
+        loss = train_step_fn(state, next(batches))
+        if state["step"] % config.log_freq == 0:
+            print(state["step"], loss.item())
+
+
+def restore_checkpoint(path, state):
+    loaded = torch.load(path, map_location="cpu")
+    state["model"].load_state_dict(loaded["model"])
+    state["step"] = loaded["step"]
+    return state
+'''
+
+
+def test_a_step_closure_built_by_another_modules_factory_runs_the_ddp_model_of_the_state_dict(workdir, gradlint):
+    """Score-SDE style: the script keeps its DDP model, optimizer and scaler in a `state` dict and
+    calls the step closure `losses.get_step_fn(...)` builds; the closure reads the model out of
+    the dict, accumulates over `accum` calls and steps through the closure another factory made.
+    Without `no_sync()` both the closure and the script's loop are GL401; with it, or on one
+    process, nothing is reported."""
+    project(workdir, {"losses.py": STEP_FACTORIES, "run_train.py": STEP_FACTORY_SCRIPT, "models.py": "class ScoreNet:\n    pass\n"})
+    run = check(gradlint, ".")
+    assert sorted(codes(run)) == [("losses.py", "GL401"), ("run_train.py", "GL401")], run
+    assert "`model` is DistributedDataParallel and gradients accumulate over `accum` micro-batches" in run.stdout
+    synced = STEP_FACTORIES.replace(
+        '        with torch.autocast("cuda", dtype=torch.bfloat16):\n'
+        '            loss = F.mse_loss(model(batch["noisy"]), batch["target"]) / accum\n'
+        '        state["scaler"].scale(loss).backward()\n',
+        '        with contextlib.nullcontext() if accum_iter + 1 == accum else model.no_sync():\n'
+        '            with torch.autocast("cuda", dtype=torch.bfloat16):\n'
+        '                loss = F.mse_loss(model(batch["noisy"]), batch["target"]) / accum\n'
+        '            state["scaler"].scale(loss).backward()\n',
+    )
+    assert synced != STEP_FACTORIES
+    (workdir / "losses.py").write_text(textwrap.dedent(synced))
+    assert codes(check(gradlint, ".")) == []
+    single = STEP_FACTORY_SCRIPT.replace("DDP(ScoreNet(config).to(rank), device_ids=[rank])", "ScoreNet(config).to(rank)")
+    assert single != STEP_FACTORY_SCRIPT
+    (workdir / "losses.py").write_text(textwrap.dedent(STEP_FACTORIES))
+    (workdir / "run_train.py").write_text(textwrap.dedent(single))
+    assert codes(check(gradlint, ".")) == []

@@ -13,12 +13,12 @@ def train_one_epoch(model, data, optimizer, scaler, args):
         optimizer.zero_grad()
         for ii in range(args.accum_freq):
             maybe_no_sync = nullcontext
-            sync_context = contextlib.nullcontext() if ii == args.accum_freq - 1 else getattr(model, "no_sync", contextlib.nullcontext)()
-            with sync_context:
-                if isinstance(model, FSDP) and ii != args.accum_freq - 1:
-                    maybe_no_sync = model.no_sync
-                with maybe_no_sync():
-                    start, end = ii * args.per_gpu_batch, (ii + 1) * args.per_gpu_batch
+            if isinstance(model, FSDP) and ii != args.accum_freq - 1:
+                maybe_no_sync = model.no_sync
+            with maybe_no_sync():
+                start, end = ii * args.per_gpu_batch, (ii + 1) * args.per_gpu_batch
+                sync_context = contextlib.nullcontext() if ii == args.accum_freq - 1 else getattr(model, "no_sync", contextlib.nullcontext)()
+                with sync_context:
                     with torch.autocast("cuda", dtype=torch.bfloat16):
                         out = model(inputs[start:end])
                         loss = torch.nn.functional.cross_entropy(out, targets[start:end]) / args.accum_freq
