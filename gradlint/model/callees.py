@@ -203,11 +203,22 @@ def _factory_classes(module: "ModuleModel", call: ast.Call) -> list[tuple["Modul
         if callee is None or not isinstance(callee.function, FUNCTIONS) or callee.cls is not None:
             return []
         returns = callee.module.returns(callee.function)
-        classes = [class_of_instance(callee.module, r) for r in returns]
+        classes = [class_of_instance(callee.module, _built_value(callee.module, r, callee.function)) for r in returns]
         return classes if classes and all(classes) else []
 
     # asked again while computing it (a factory whose returns resolve back through the call): none
     return module.memo(("factory classes", id(call)), compute, while_computing=[])
+
+
+def _built_value(module: "ModuleModel", returned: ast.expr, function: ast.AST) -> ast.expr:
+    """What a returned local name holds when the function assigns it once (`lr_scheduler =
+    LRScheduler(...)` then `return lr_scheduler`); else the returned expression."""
+    if not isinstance(returned, ast.Name):
+        return returned
+    assigned = module.scope(function).assignments.get(returned.id, ())
+    if len(assigned) == 1 and isinstance(assigned[0], ast.Assign) and isinstance(assigned[0].targets[0], ast.Name):
+        return assigned[0].value
+    return returned
 
 
 def _registry_classes(module: "ModuleModel", expr: ast.expr) -> list[tuple["ModuleModel", ast.ClassDef]]:

@@ -2874,3 +2874,74 @@ def test_a_step_closure_built_by_another_modules_factory_runs_the_ddp_model_of_t
     (workdir / "losses.py").write_text(textwrap.dedent(STEP_FACTORIES))
     (workdir / "run_train.py").write_text(textwrap.dedent(single))
     assert codes(check(gradlint, ".")) == []
+
+
+POLY_SCHEDULE_HELPERS = '''
+import torch
+
+
+class LRScheduler(object):
+    def __init__(self, optimizer, data_size, num_epochs, start_epoch=0, power=0.9):
+        self.optimizer = optimizer
+        self.cur_iter = start_epoch * data_size
+        self.max_iter = num_epochs * data_size
+        self.power = power
+        self.base_lr = [group["lr"] for group in optimizer.param_groups]
+        self.cur_lr = list(self.base_lr)
+
+    def step(self):
+        self.cur_lr = [lr * (1 - self.cur_iter / self.max_iter) ** self.power for lr in self.base_lr]
+        for group, lr in zip(self.optimizer.param_groups, self.cur_lr):
+            group["lr"] = lr
+        self.cur_iter += 1
+
+    def get_lr(self):
+        return self.cur_lr
+
+
+def get_scheduler(cfg, len_data, optimizer, start_epoch=0):
+    lr_scheduler = LRScheduler(optimizer, len_data, cfg["epochs"], start_epoch, cfg.get("power", 0.9))
+    return lr_scheduler
+'''
+
+POLY_SCHEDULE_TRAIN = '''
+import torch
+import torch.nn.functional as F
+
+from seg.utils.lr_helper import get_scheduler
+
+
+def train(model, optimizer, lr_scheduler, loader, epoch, logger):
+    model.train()
+    for step, (image, label) in enumerate(loader):
+        lr = lr_scheduler.get_lr()
+        lr_scheduler.step()
+        loss = F.cross_entropy(model(image.cuda()), label.cuda(), ignore_index=255)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 20 == 0:
+            logger.info(f"epoch {epoch} step {step} loss {loss.item():.4f} lr {lr[0]:.6f}")
+
+
+def main(cfg, model, loader, logger):
+    optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+    lr_scheduler = get_scheduler(cfg, len(loader), optimizer)
+    for epoch in range(cfg["epochs"]):
+        train(model, optimizer, lr_scheduler, loader, epoch, logger)
+'''
+
+
+def test_a_schedule_of_its_own_that_a_helper_module_builds_into_a_name_is_stepped_first_by_design(workdir, gradlint):
+    """Segmentation-repository style: `get_scheduler` of another module builds the project's poly
+    schedule into a local name and returns it; its `step()` sets the current iteration's rate
+    and then counts, so stepping it before the optimizer is its convention (silent). Built on
+    torch's LRScheduler instead, the same order is GL106."""
+    project(workdir, {"seg/__init__.py": "", "seg/utils/__init__.py": "", "seg/utils/lr_helper.py": POLY_SCHEDULE_HELPERS, "train.py": POLY_SCHEDULE_TRAIN})
+    run = gradlint("check", "--select", "GL106", "--format", "concise", "train.py")
+    assert codes(run) == [], run
+    torch_based = POLY_SCHEDULE_HELPERS.replace("class LRScheduler(object):", "class LRScheduler(torch.optim.lr_scheduler.LRScheduler):")
+    assert torch_based != POLY_SCHEDULE_HELPERS
+    (workdir / "seg/utils/lr_helper.py").write_text(textwrap.dedent(torch_based))
+    run = gradlint("check", "--select", "GL106", "--format", "concise", "train.py")
+    assert codes(run) == [("train.py", "GL106")], run
