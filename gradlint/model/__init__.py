@@ -14,7 +14,7 @@ from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
-from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, ImportTable, dotted
+from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, ImportTable, dotted, partial_target
 from gradlint.model.spelling import CALLED_NAME, Words, call_starts, occurrences, spelled
 from gradlint.model.roles import Role, Roles
 from gradlint.model.scopes import Parents, Scope, expression_roots
@@ -183,6 +183,13 @@ class ModuleModel:
             ]
 
         return self.memo(("calls", name), compute)
+
+    def partials_of(self, name: str) -> list[tuple[ast.Call, ast.stmt]]:
+        """`partial(name, ...)` calls (`functools.partial`): each runs `name` when called."""
+        return [
+            (call, stmt) for call, stmt in self.calls_named("partial")
+            if (target := partial_target(call)) is not None and _call_name(target) == name
+        ]
 
     @cached_property
     def _expression_roots(self) -> tuple[list[int], list[tuple[ast.AST, ast.stmt]]]:

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, dotted, names_project_gradient_method
+from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, dotted, names_project_gradient_method, partial_target
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -631,15 +631,23 @@ def _is_super_call(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
 
 
+def resolve_called(module: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
+    """The function a call runs, or, for `partial(f, ...)`, the function the partial runs."""
+    target = partial_target(call)
+    if target is None:
+        return resolve_callee(module, call, context)
+    return resolve_callee(module, ast.Call(func=target, args=[], keywords=[]), context)
+
+
 def bind_arguments(callee: Callee, call: ast.Call) -> dict[str, ast.expr]:
-    """Parameter name -> the argument expression the call passes for it (`self` excluded for
-    methods and `__call__`); defaults and *args/**kwargs are left out."""
+    """Parameter name -> the argument expression the call (or `partial(function, ...)`) passes
+    for it (`self` excluded for methods and `__call__`); defaults and *args/**kwargs are left out."""
     function = callee.function
     params = [*function.args.posonlyargs, *function.args.args]
     if callee.cls is not None and params and not is_static(function):
         params = params[1:]
     bound: dict[str, ast.expr] = {}
-    for param, argument in zip(params, call.args):
+    for param, argument in zip(params, call.args[1:] if partial_target(call) is not None else call.args):
         if isinstance(argument, ast.Starred):
             break
         bound[param.arg] = argument
@@ -678,14 +686,15 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
             return []
         cls = module.parents.enclosing_class(function) if name == "__init__" else None
         found = []
-        for call, stmt in module.calls_named(cls.name if cls is not None else name):
+        calls = module.calls_named(cls.name) if cls is not None else [*module.calls_named(name), *module.partials_of(name)]
+        for call, stmt in calls:
             scope = module.parents.scope_of(stmt)
             context = CallContext(module, scope, class_of_scope(module, scope), stmt)
             if cls is not None:  # `Trainer(model, ...)` runs Trainer.__init__
                 if class_of_instance(module, call) == (module, cls):
                     found.append((call, context))
                 continue
-            callee = resolve_callee(module, call, context)
+            callee = resolve_called(module, call, context)
             if callee is not None and callee.function is function:
                 found.append((call, context))
         if module.project is not None:

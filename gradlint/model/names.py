@@ -111,3 +111,10 @@ class ImportTable:
         head, _, rest = name.partition(".")
         resolved = self.origin(head) or head
         return f"{resolved}.{rest}" if rest else resolved
+
+
+def partial_target(call: ast.Call) -> ast.expr | None:
+    """`f` of `functools.partial(f, ...)`: a partial object calls `f` with these arguments first."""
+    if dotted(call.func) in ("partial", "functools.partial") and call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return None

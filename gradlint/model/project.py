@@ -41,6 +41,7 @@ MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, follow
 # after a name: called, or imported under another name (`import train_one_epoch as run`)
 CALLED_OR_ALIASED_BYTES = re.compile(rb"\b(?:\s*\(|\s+as\b)")
 DEFINITION_BYTES = re.compile(rb"def[ \t]+(\w+)")
+PARTIAL_ARGUMENT_BYTES = re.compile(rb"\s*[,)]")  # `partial(train_loop, ...)`: the function handed over
 DELEGATED_CALL_BYTES = re.compile(rb"self\.\w+\.(\w+)\s*\(")
 ATTRIBUTE_CALL = re.compile(r"\.(\w+)\s*\(")
 BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
@@ -552,7 +553,7 @@ class Project:
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
             data = self._read(candidate)
-            if data is None or not call_starts(data, [last], CALLED_OR_ALIASED_BYTES):
+            if data is None or not (call_starts(data, [last], CALLED_OR_ALIASED_BYTES) or call_starts(data, [last], PARTIAL_ARGUMENT_BYTES)):
                 continue
             parsed += 1
             summarized = self.summary(candidate)
@@ -1033,7 +1034,7 @@ class ProjectContext:
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
         """Calls of `function` (of the module this context belongs to) in other project
         modules: only modules whose summary shows a call of it are parsed."""
-        from gradlint.model.callees import CallContext, class_of_instance, class_of_scope, possible_methods, resolve_callee
+        from gradlint.model.callees import CallContext, class_of_instance, class_of_scope, possible_methods, resolve_called
 
         if self.project is None or not isinstance(function, FUNCTIONS):
             return []
@@ -1048,14 +1049,14 @@ class ProjectContext:
             caller = self.project.model(path)
             if caller is None:
                 continue
-            for call, stmt in caller.calls_named(called_as):
+            for call, stmt in [*caller.calls_named(called_as), *caller.partials_of(called_as)]:
                 scope = caller.parents.scope_of(stmt)
                 context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
                 if constructor:
                     made = class_of_instance(caller, call)
                     runs = made is not None and made[1] is cls
                 else:
-                    callee = resolve_callee(caller, call, context)
+                    callee = resolve_called(caller, call, context)
                     runs = (callee.function is function) if callee is not None else any(
                         m.function is function for m in possible_methods(caller, call, context)
                     )

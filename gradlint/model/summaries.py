@@ -17,14 +17,14 @@ import functools
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gradlint.model.names import BUILTIN_NAMES, dotted
+from gradlint.model.names import BUILTIN_NAMES, dotted, partial_target
 from gradlint.model.roles import Role, either
 from gradlint.model.spelling import called_heads
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
-FORMAT = 3  # bump when the shape of a summary changes: cached summaries of another shape are ignored
+FORMAT = 4  # bump when the shape of a summary changes: cached summaries of another shape are ignored
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPOUND = (*FUNCTIONS, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 MAX_CALL_SITES = 256  # call sites recorded per module
@@ -190,7 +190,7 @@ def _role_of_value(model: "ModuleModel", value: ast.expr) -> str | None:
 
 
 def _arguments(call: ast.Call):
-    for index, argument in enumerate(call.args):
+    for index, argument in enumerate(call.args[1:] if partial_target(call) is not None else call.args):
         if isinstance(argument, ast.Starred):
             return  # positions after a *args are unknown
         yield index, argument
@@ -221,7 +221,11 @@ def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
         if index == len(lines) or lines[index] > stmt.end_lineno:
             continue
         for call in (n for n in ast.walk(stmt) if isinstance(n, ast.Call)):
-            callee = _imported_callee(model, stmt, call, imports, instances)
+            target = partial_target(call)
+            if target is not None and _imported_head(dotted(target), imports):
+                callee = dotted(target)  # `partial(train_loop, model=ddp_model)` runs train_loop with these
+            else:
+                callee = _imported_callee(model, stmt, call, imports, instances)
             if callee is not None and sites < MAX_CALL_SITES:
                 sites += 1
                 yield _call_site(model, stmt, call, callee)

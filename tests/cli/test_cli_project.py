@@ -2945,3 +2945,58 @@ def test_a_schedule_of_its_own_that_a_helper_module_builds_into_a_name_is_steppe
     (workdir / "seg/utils/lr_helper.py").write_text(textwrap.dedent(torch_based))
     run = gradlint("check", "--select", "GL106", "--format", "concise", "train.py")
     assert codes(run) == [("train.py", "GL106")], run
+
+
+PARTIAL_TRAIN_LOOP = '''
+import torch
+
+
+def train_loop(args, loader, model, optimizer, scaler):
+    model.train()
+    optimizer.zero_grad()
+    for i, images in enumerate(loader):
+        with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+            loss = model(images.cuda()).mean() / args.n_accumulate
+        scaler.scale(loss).backward()
+        if (i + 1) % args.n_accumulate == 0:
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+'''
+
+PARTIAL_TRAIN_SCRIPT = '''
+from functools import partial
+
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from src.train_utils.train_loop import train_loop
+
+
+def get_model_and_trainer(args, rank, build_model, loader):
+    ddp_model = DDP(build_model(args).to(rank), device_ids=[rank])
+    optimizer = torch.optim.AdamW(ddp_model.parameters(), lr=args.lr)
+    train_fn = partial(train_loop, args, loader=loader, model=ddp_model, optimizer=optimizer,
+                       scaler=torch.amp.GradScaler("cuda"))
+    return ddp_model, train_fn
+
+
+def train_model(rank, args, build_model, loader):
+    model, train_fn = get_model_and_trainer(args, rank, build_model, loader)
+    for epoch in range(args.epochs):
+        train_fn()
+'''
+
+
+def test_a_train_loop_another_module_hands_over_in_a_partial_gets_its_ddp_model(workdir, gradlint):
+    """The script binds the DDP model into `functools.partial(train_loop, args, model=...)` and
+    calls the partial per epoch: the loop of the other module accumulates on a DDP model (GL401);
+    bound to the bare model, it is silent."""
+    files = {"src/__init__.py": "", "src/train_utils/__init__.py": "", "src/train_utils/train_loop.py": PARTIAL_TRAIN_LOOP, "src/train.py": PARTIAL_TRAIN_SCRIPT}
+    project(workdir, files)
+    run = check(gradlint, "src/train_utils/train_loop.py")
+    assert codes(run) == [("train_loop.py", "GL401")], run
+    bare = PARTIAL_TRAIN_SCRIPT.replace("DDP(build_model(args).to(rank), device_ids=[rank])", "build_model(args).to(rank)")
+    assert bare != PARTIAL_TRAIN_SCRIPT
+    (workdir / "src/train.py").write_text(textwrap.dedent(bare))
+    assert codes(check(gradlint, "src/train_utils/train_loop.py")) == []
