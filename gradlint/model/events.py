@@ -49,6 +49,7 @@ class Kind(Enum):
 
 STEPS = (Kind.STEP, Kind.SCALER_STEP)
 SELF_CALL = re.compile(r"self(?<!\wself)\.(\w+)\(")  # `self.model(x)`: an attribute called
+SELF_ARGUMENT = re.compile(r"[(,=][ \t]*self\.(\w+)[ \t]*[,)]")  # `f(self.model, x)`: an attribute handed over
 CLIPPER_CLASS = re.compile(r"clipper|grad\w*clip", re.IGNORECASE)  # `GradientClipper`, not CLIP the model
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
@@ -1007,16 +1008,21 @@ def _calls_held_ddp(callee) -> bool:
         return False
     module, cls, function = callee.module, callee.cls, callee.function
 
+    def held_ddp(name: str) -> bool:
+        return (combined_role(module, cls, name) or constructor_role(module, cls, name)) is Role.DDP_MODEL
+
     def calls_it(method: ast.AST, seen: set[int]) -> bool:
         seen.add(id(method))
-        for name in {m.group(1) for m in SELF_CALL.finditer(module.source(method))}:
+        source = module.source(method)
+        for name in {m.group(1) for m in SELF_CALL.finditer(source)}:
             inner = module.methods(cls).get(name)
             if inner is not None:  # `self.forward_pass(data)`, a method of the same class calling it
                 if id(inner) not in seen and len(seen) <= MAX_HELPER_DEPTH and calls_it(inner, seen):
                     return True
-            elif (combined_role(module, cls, name) or constructor_role(module, cls, name)) is Role.DDP_MODEL:
+            elif held_ddp(name):
                 return True
-        return False
+        # `self.diffusion.train_losses(self.model, x)`: handed to code that runs it
+        return any(held_ddp(m.group(1)) for m in SELF_ARGUMENT.finditer(source) if m.group(1) not in module.methods(cls))
 
     def compute() -> bool:  # asked for every call of a helper the walk cannot otherwise skip
         return defines_class(module, cls) and calls_it(function, set())

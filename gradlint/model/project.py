@@ -579,14 +579,21 @@ class Project:
         return symbol is not None and isinstance(symbol.summary, FunctionSummary)
 
     def _importers_of(self, path: Path, stem: str, name: str) -> list[Path]:
-        """Files whose import lines name the module, and, when its package's `__init__.py`
-        imports the function from it (`from .engine import train_one_epoch`), those naming the
-        package: `from pkg import train_one_epoch` calls it through the re-export."""
+        """Files whose import lines name the module, and, when the `__init__.py` of a package
+        above it imports the function from it (`from .engine import train_one_epoch`, `from
+        .utils.train import Trainer`), those naming that package: `from pkg import
+        train_one_epoch` (or `from pkg import *`) calls it through the re-export."""
         importers = self.importers()
         found = list(importers.get(stem, ()))
-        package, init = path.parent, path.parent / "__init__.py"
-        if path.name != "__init__.py" and package != self.root and init in found and init in importers.get(name, ()):
-            found += [f for f in importers.get(package.name, ()) if f not in found]
+        naming = importers.get(name, ())
+        # the packages above it whose __init__ re-exports it (`from .utils.train import Trainer`)
+        reexporting = [
+            init for init in found
+            if init.name == "__init__.py" and init != path and init in naming
+            and init.parent != self.root and init.parent in path.parents
+        ]
+        for init in reexporting:
+            found += [f for f in importers.get(init.parent.name, ()) if f not in found]
         return found
 
     def _argument_roles(self, path: Path, module: ModuleSummary, site: CallSite):

@@ -3000,3 +3000,95 @@ def test_a_train_loop_another_module_hands_over_in_a_partial_gets_its_ddp_model(
     assert bare != PARTIAL_TRAIN_SCRIPT
     (workdir / "src/train.py").write_text(textwrap.dedent(bare))
     assert codes(check(gradlint, "src/train_utils/train_loop.py")) == []
+
+
+REEXPORTED_TRAINER = '''
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model, optimizer, diffusion, trainloader, num_accum=1, grad_norm=1.0, device="cuda"):
+        self.model = model
+        self.optimizer = optimizer
+        self.diffusion = diffusion
+        self.trainloader = trainloader
+        self.num_accum = num_accum
+        self.grad_norm = grad_norm
+        self.device = device
+
+    def loss(self, x):
+        t = torch.randint(0, self.diffusion.timesteps, (x.shape[0],), device=self.device)
+        return self.diffusion.train_losses(self.model, x_0=x, t=t)
+
+    def step(self, x, global_steps=1):
+        loss = self.loss(x).mean()
+        loss.div(self.num_accum).backward()
+        if global_steps % self.num_accum == 0:
+            nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=self.grad_norm)
+            self.optimizer.step()
+            self.optimizer.zero_grad(set_to_none=True)
+
+    def train(self, epochs):
+        global_steps = 0
+        for epoch in range(epochs):
+            for x, _ in self.trainloader:
+                global_steps += 1
+                self.step(x.to(self.device), global_steps=global_steps)
+'''
+
+REEXPORTED_DIFFUSION = '''
+import torch.nn.functional as F
+
+
+class GaussianDiffusion:
+    def __init__(self, betas, timesteps):
+        self.betas = betas
+        self.timesteps = timesteps
+
+    def train_losses(self, denoise_fn, x_0, t):
+        noise = x_0.new_empty(x_0.shape).normal_()
+        x_t = x_0 + self.betas[t].view(-1, 1, 1, 1) * noise
+        return F.mse_loss(denoise_fn(x_t, t), noise, reduction="none").flatten(1).mean(1)
+'''
+
+REEXPORTED_SCRIPT = '''
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from ddpm import *
+
+
+def main(args, net, trainloader):
+    local_rank = args.local_rank
+    if args.distributed:
+        model = DDP(net.cuda(local_rank), device_ids=[local_rank])
+    else:
+        model = net.cuda()
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    diffusion = GaussianDiffusion(torch.linspace(1e-4, 0.02, 1000), 1000)
+    trainer = Trainer(model=model, optimizer=optimizer, diffusion=diffusion, trainloader=trainloader, num_accum=args.num_accum)
+    trainer.train(args.epochs)
+'''
+
+
+def test_a_trainer_a_package_reexports_two_levels_up_gets_the_ddp_model_a_star_import_passes(workdir, gradlint):
+    """DDPM-repository style: `ddpm/__init__.py` re-exports `Trainer` from `.utils.trainer`, the
+    script star-imports the package and hands the trainer a model wrapped in DDP when
+    distributed; the trainer's step hands `self.model` to the diffusion object's loss (which runs
+    it) and accumulates over `num_accum` without no_sync: GL401. Single-process, silent."""
+    files = {
+        "ddpm/__init__.py": "from .diffusion import GaussianDiffusion\nfrom .utils.trainer import Trainer\n\n__all__ = ['GaussianDiffusion', 'Trainer']\n",
+        "ddpm/diffusion.py": REEXPORTED_DIFFUSION,
+        "ddpm/utils/__init__.py": "",
+        "ddpm/utils/trainer.py": REEXPORTED_TRAINER,
+        "train.py": REEXPORTED_SCRIPT,
+    }
+    project(workdir, files)
+    run = check(gradlint, "ddpm/utils/trainer.py")
+    assert codes(run) == [("trainer.py", "GL401")], run
+    assert "`self.model` is DistributedDataParallel" in run.stdout
+    single = REEXPORTED_SCRIPT.replace("DDP(net.cuda(local_rank), device_ids=[local_rank])", "net.cuda(local_rank)")
+    assert single != REEXPORTED_SCRIPT
+    (workdir / "train.py").write_text(textwrap.dedent(single))
+    assert codes(check(gradlint, "ddpm/utils/trainer.py")) == []
