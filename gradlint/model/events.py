@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
-from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
+from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.losses import loss_normalized
@@ -880,6 +880,8 @@ def _ddp_lines(frame: Frame) -> list[int]:
             method = find_method(module, cls, name)
             answers["combined", name] = (
                 combined_role(module, cls, name) is Role.DDP_MODEL
+                # set by a base class of another module (`self.model = TorchDDP(...)` in its __init__)
+                or inherited_role(module, cls, f"self.{name}") is Role.DDP_MODEL
                 or wrapped_by_subclass(module, cls, f"self.{name}") is Role.DDP_MODEL
                 or (method is not None and _calls_held_ddp(method))
                 # an abstract step the one subclass overriding it implements (`self.model(data)`)

@@ -95,7 +95,7 @@ def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | No
         return role
     if head == "self" and rest and "." not in rest and frame.cls is not None:
         return (
-            constructor_role(frame.module, frame.cls, rest) or _inherited_role(frame.module, frame.cls, name)
+            constructor_role(frame.module, frame.cls, rest) or inherited_role(frame.module, frame.cls, name)
             or combined_role(frame.module, frame.cls, rest) or wrapped_by_subclass(frame.module, frame.cls, name)
         )
     if head == "self" and rest.count(".") == 1 and frame.cls is not None:
@@ -207,7 +207,7 @@ def _leaves_to_subclasses(module: "ModuleModel", cls: ast.ClassDef) -> bool:
     )
 
 
-def _inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:
+def inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:
     """`self.model` of a base class in another module (a property there that wraps the model
     in DDP): the role that module gives it."""
     for base_module, _ in class_hierarchy(module, cls)[1:]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 from gradlint.model.names import dotted, names_project_gradient_method
+from gradlint.model.roles import Role, classify_constructor
 from gradlint.model.spelling import CALLED_NAME_BYTES, WORD_BYTE, call_starts
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
@@ -692,6 +693,17 @@ def _symbols_spelling(data: bytes, matches: Callable[[bytes], object], follow_ca
     return _spelling(bodies, matches) if follow_calls else frozenset(n for n, b in bodies.items() if matches(b))
 
 
+def _qualname(imports: dict[str, Import], name: str) -> str | None:
+    """A dotted name as the module spelling it imports it (`nn.parallel.DistributedDataParallel`
+    under `from torch import nn` is `torch.nn.parallel.DistributedDataParallel`)."""
+    head, _, rest = name.partition(".")
+    imported = imports.get(head)
+    if imported is None:
+        return None
+    base = f"{imported.module}.{imported.name}" if imported.name else imported.module
+    return f"{base}.{rest}" if rest else base
+
+
 def _returns_nested(body: bytes) -> bool:
     """Whether a function's text returns, by name, a function it defines."""
     for definition in NESTED_DEFINITION_BYTES.finditer(body):
@@ -988,10 +1000,15 @@ class ProjectContext:
         symbol = self.project.resolve(path, summarized[1].imports, name) if summarized else None
         if summarized and name in summarized[1].functions:
             symbol = Symbol(path, (name,), summarized[1].functions[name])
-        if symbol is None or not isinstance(symbol.summary, FunctionSummary):
+        if symbol is None or symbol.names[0] not in self.project.ddp_symbols(symbol.path):
             return ()
-        if symbol.names[0] not in self.project.ddp_symbols(symbol.path):
-            return ()
+        if isinstance(symbol.summary, ClassSummary):  # `TorchDDP(model, ...)`: a project subclass of DDP
+            owner = self.project.summary(symbol.path)
+            bases = [_qualname(owner[1].imports, base) if owner else None for base in symbol.summary.bases]
+            if not any(base and classify_constructor(base) is Role.DDP_MODEL for base in bases):
+                return ()
+            self._note(symbol.path)
+            return (Role.DDP_MODEL.value,)
         self._note(symbol.path)
         return symbol.summary.returns
 

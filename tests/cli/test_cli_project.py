@@ -3092,3 +3092,82 @@ def test_a_trainer_a_package_reexports_two_levels_up_gets_the_ddp_model_a_star_i
     assert single != REEXPORTED_SCRIPT
     (workdir / "train.py").write_text(textwrap.dedent(single))
     assert codes(check(gradlint, "ddpm/utils/trainer.py")) == []
+
+
+DDP_SUBCLASS_MODULE = '''
+import torch.nn as nn
+
+
+class TorchDDP(nn.parallel.DistributedDataParallel):
+    """Forwards attribute lookups to the wrapped module."""
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self.module, name)
+'''
+
+DDP_SUBCLASS_BASE_TRAINER = '''
+import torch
+import torch.nn as nn
+
+from ..utils import TorchDDP
+
+
+class TorchTrainer:
+    def __init__(self, model, optimizer, loss, grad_acc_steps=1, ddp=False, device=None):
+        self.model = model
+        self.optimizer = optimizer
+        self.loss = loss
+        self.grad_acc_steps = grad_acc_steps
+        self.device = device
+        if ddp:
+            self.model = nn.SyncBatchNorm.convert_sync_batchnorm(self.model)
+            self.model = TorchDDP(self.model, device_ids=[device], output_device=device)
+
+    def update_model(self):
+        nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        self.optimizer.step()
+'''
+
+DDP_SUBCLASS_TRAINER = '''
+from .torch_trainer import TorchTrainer
+
+
+class XVectorTrainer(TorchTrainer):
+    def train_epoch(self, data_loader):
+        self.model.train()
+        for batch, (data, target) in enumerate(data_loader):
+            if batch % self.grad_acc_steps == 0:
+                self.optimizer.zero_grad()
+            data, target = data.to(self.device), target.to(self.device)
+            output = self.model(data)
+            loss = self.loss(output, target).mean() / self.grad_acc_steps
+            loss.backward()
+            if (batch + 1) % self.grad_acc_steps == 0:
+                self.update_model()
+'''
+
+
+def test_a_project_subclass_of_ddp_a_base_trainer_of_another_module_wraps_the_model_in(workdir, gradlint):
+    """Speech-toolkit style: the base trainer (another module) wraps `self.model` in the
+    project's `TorchDDP`, a subclass of DistributedDataParallel that a package re-exports; the
+    subclass trainer accumulates over `grad_acc_steps` without no_sync: GL401. A wrapper that is
+    no DDP subclass is silent."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/utils/__init__.py": "from .ddp import TorchDDP\n",
+        "pkg/utils/ddp.py": DDP_SUBCLASS_MODULE,
+        "pkg/trainers/__init__.py": "",
+        "pkg/trainers/torch_trainer.py": DDP_SUBCLASS_BASE_TRAINER,
+        "pkg/trainers/xvector_trainer.py": DDP_SUBCLASS_TRAINER,
+    }
+    project(workdir, files)
+    run = check(gradlint, "pkg/trainers/xvector_trainer.py")
+    assert codes(run) == [("xvector_trainer.py", "GL401")], run
+    assert "`self.model` is DistributedDataParallel" in run.stdout
+    plain = DDP_SUBCLASS_MODULE.replace("class TorchDDP(nn.parallel.DistributedDataParallel):", "class TorchDDP(nn.Module):")
+    assert plain != DDP_SUBCLASS_MODULE
+    (workdir / "pkg/utils/ddp.py").write_text(textwrap.dedent(plain))
+    assert codes(check(gradlint, "pkg/trainers/xvector_trainer.py")) == []
