@@ -12,6 +12,7 @@ a count of micro-batches (`if i >= n: break`), and no step after the loop flushe
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,8 @@ from gradlint.model.roles import Role
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel, TrainingLoop
 
+# a bound named for the length of one pass over the data (`steps_per_epoch`, `num_batches`)
+EPOCH_LENGTH = re.compile(r"per_epoch|^(?:num|n)_batches$|^batches_per|^epoch_(?:steps|iters|length|size)$")
 PROGRESS_WRAPPERS = frozenset({"tqdm", "track", "progress_bar", "progressbar", "auto"})
 
 
@@ -167,8 +170,9 @@ def _integer_value(module: "ModuleModel", expr: ast.expr, scope: ast.AST) -> int
 
 def _range_index(loop: ast.For) -> tuple[str, int, ast.expr] | None:
     """(index, start, bound) of `for step in range(len(samples) // batch_size)`: a pass over the
-    batches of a dataset (its bound measures one with `len`), not a run of training steps
-    (`range(max_iters)`), whose index restarts at every pass."""
+    batches of a dataset (its bound measures one with `len`, or is named for an epoch's length:
+    `range(steps_per_epoch)`), not a run of training steps (`range(max_iters)`), whose index
+    restarts at every pass."""
     call = loop.iter
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
         return None
@@ -179,7 +183,8 @@ def _range_index(loop: ast.For) -> tuple[str, int, ast.expr] | None:
     if not (isinstance(start, ast.Constant) and type(start.value) is int):
         return None
     if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(bound)):
-        return None
+        if not EPOCH_LENGTH.search((dotted(bound) or "").rsplit(".", 1)[-1]):
+            return None
     return loop.target.id, start.value, bound
 
 
