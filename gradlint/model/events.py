@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
+from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
 from gradlint.model.grad_mode import turns_off
@@ -249,8 +250,20 @@ class EventWalker:
         self.cuts: list[ast.AST | None] = []
 
     def walk(self, body: list[ast.stmt]) -> list[Event]:
+        self._runner_forward()
         self._block(body)
         return self.events
+
+    def _runner_forward(self) -> None:
+        """An mmcv optimizer hook's iteration follows the runner's forward of `runner.model`
+        (hooks.py): the unit's first event. It has no place in the hook's own code (no scope,
+        so no fix moves code around it)."""
+        frame = self.frame
+        runner = runner_of_hook(frame.module, frame.scope, frame.cls)
+        if runner is None or not frame.scope.body or not runner_model_is_ddp(frame.module):
+            return
+        first = frame.scope.body[0]
+        self.events.append(Event(Kind.FORWARD, first, first, 0, target=f"{runner}.model", module=frame.module))
 
     def nested_units(self):
         """(loop, its events) for each loop of the unit's own code: what walking the loop's

@@ -13,6 +13,8 @@ SWITCH_WORDS = frozenset({
 })
 # The value of a name (`"sync"`, `"self.sync_gradients"`) or what a call returns, if known.
 Resolver = Callable[["str | ast.Call"], "ast.expr | None"]
+# mmcv / mmengine hook methods true after every n-th iteration of the runner
+RUNNER_PERIOD_TESTS = frozenset({"every_n_iters", "every_n_inner_iters", "every_n_train_iters"})
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,9 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             # `is_update = True if step % N == 0 else False`: the test itself, or its negation
             polarity, boundary = _boundary(inner, resolve, depth + 1)
             return (polarity if when_true else not polarity), boundary
+        case ast.Call(func=ast.Attribute(attr=attr), args=[runner, factor]) if attr in RUNNER_PERIOD_TESTS:
+            # mmcv's `self.every_n_iters(runner, n)`: `(runner.iter + 1) % n == 0`
+            return True, _make(factor, ast.Attribute(value=runner, attr="iter", ctx=ast.Load()))
         case ast.Call() if (value := resolve(test)) is not None:
             # `if self._should_step():` -- what the helper returns
             return _boundary(value, resolve, depth + 1)

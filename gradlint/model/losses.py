@@ -178,6 +178,9 @@ class _Analysis:
             case ast.Name() | ast.Attribute():
                 return self.name(expr, scope, line, depth)
             case ast.Subscript(value=value):
+                written = _last_element_write(expr, scope, line)
+                if written is not None:  # `runner.outputs['loss'] /= self.update_interval`
+                    return self.assignment(written, expr, scope, depth + 1)
                 inner = self.name(value, scope, line, depth) if dotted(value) else False
                 return inner if inner is not None else False
             case ast.Dict(values=values):  # `{"ce": ce, "kl": kl}`: the loss terms a model returns
@@ -453,6 +456,23 @@ class _Analysis:
         if not (isinstance(loop.iter, (ast.List, ast.Tuple)) and loop.iter.elts and dotted(loop.target) == dotted(target)):
             return None
         return _any_normalized([self.expr(term, scope, loop.lineno, depth + 1) for term in loop.iter.elts])
+
+
+def _last_element_write(element: ast.Subscript, scope: ast.AST, line: int) -> ast.stmt | None:
+    """The last statement of `scope` before `line` that writes `container['key']` (as `=` or
+    `/=`), for an element read with a constant key."""
+    container, key = dotted(element.value), element.slice
+    if container is None or not isinstance(key, ast.Constant) or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    written = [
+        stmt for stmt in ast.walk(scope)
+        if isinstance(stmt, (ast.Assign, ast.AugAssign)) and stmt.lineno < line
+        and any(
+            isinstance(t, ast.Subscript) and dotted(t.value) == container and isinstance(t.slice, ast.Constant) and t.slice.value == key.value
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+        )
+    ]
+    return max(written, key=lambda stmt: stmt.lineno) if written else None
 
 
 def _parameters(function: ast.AST) -> list[ast.arg]:

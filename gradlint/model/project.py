@@ -983,6 +983,14 @@ class ProjectContext:
                 found.add(name)
         return found
 
+    def wraps_models_in_ddp(self) -> bool:
+        """Whether a module of the project spells a DDP wrapper (read off the text): where a
+        framework's runner holds the model, this is what it may hold."""
+        if self.project is None:
+            return False
+        self.searched = True  # the answer depends on every file of the project
+        return bool(self._index().ddp_wrappers())
+
     def returned_roles(self, module: "ModuleModel", qualname: str) -> tuple[str | None, ...]:
         """Roles, by position, of what the project function `qualname` (imported by `module`)
         returns: `model = smart_DDP(model)` where utils wraps the model in DDP. Only functions
