@@ -42,7 +42,6 @@ MAX_REEXPORTS = 3  # `from .engine import train` in a package's __init__, follow
 # after a name: called, or imported under another name (`import train_one_epoch as run`)
 CALLED_OR_ALIASED_BYTES = re.compile(rb"\b(?:\s*\(|\s+as\b)")
 DEFINITION_BYTES = re.compile(rb"def[ \t]+(\w+)")
-PARTIAL_ARGUMENT_BYTES = re.compile(rb"\s*[,)]")  # `partial(train_loop, ...)`: the function handed over
 DELEGATED_CALL_BYTES = re.compile(rb"self\.\w+\.(\w+)\s*\(")
 ATTRIBUTE_CALL = re.compile(r"\.(\w+)\s*\(")
 BACKWARD_CALL_BYTES = re.compile(rb"backward(?<!def backward)\s*\(")
@@ -554,7 +553,7 @@ class Project:
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
             data = self._read(candidate)
-            if data is None or not (call_starts(data, [last], CALLED_OR_ALIASED_BYTES) or call_starts(data, [last], PARTIAL_ARGUMENT_BYTES)):
+            if data is None or not (call_starts(data, [last], CALLED_OR_ALIASED_BYTES) or _wraps_in_partial(data, last)):
                 continue
             parsed += 1
             summarized = self.summary(candidate)
@@ -691,6 +690,14 @@ def _symbols_spelling(data: bytes, matches: Callable[[bytes], object], follow_ca
     that does."""
     bodies = _top_level_bodies(data)
     return _spelling(bodies, matches) if follow_calls else frozenset(n for n, b in bodies.items() if matches(b))
+
+
+def _wraps_in_partial(data: bytes, name: str) -> bool:
+    """Whether the text hands the function `name` to `partial(...)` (`partial(train_loop, ...)`,
+    `functools.partial(engine.train_loop, ...)`)."""
+    if b"partial(" not in data:
+        return False
+    return re.search(rb"partial\(\s*(?:\w+\.)*" + re.escape(name.encode()) + rb"\s*[,)]", data) is not None
 
 
 def _qualname(imports: dict[str, Import], name: str) -> str | None:
