@@ -128,6 +128,13 @@ class ModuleModel:
         """Functions defined in `function`'s own blocks (closures), not deeper."""
         return {s.name: s for s in self._own_statements(function) if isinstance(s, FUNCTION_TYPES)}
 
+    def returned_closure(self, function: ast.AST) -> ast.FunctionDef | None:
+        """The function `function` defines and returns by name at each of its returns (a
+        factory: `def get_step_fn(...): def step_fn(...): ... return step_fn`)."""
+        returned = {r.id if isinstance(r, ast.Name) else None for r in self.returns(function)}
+        name = returned.pop() if len(returned) == 1 else None
+        return self.nested_functions(function).get(name) if name else None
+
     def returns(self, function: ast.AST) -> list[ast.expr]:
         """The values `function`'s own `return` statements give (not those of nested functions)."""
         return [s.value for s in self._own_statements(function) if isinstance(s, ast.Return) and s.value is not None]
@@ -338,26 +345,22 @@ class ModuleModel:
     def _results_of(self, helpers: set[str]) -> set[str]:
         """Names bound to the function a helper factory returns (`train_step =
         make_train_step(model, opt)`): it touches gradients where the factory does."""
-        return {
-            target for target, func in self._bound_call_results
-            if (dotted(func) or "").rsplit(".", 1)[-1] in helpers and self._makes_closure(func)
-        }
+        return {target for target, called, func in self._bound_call_results if called in helpers and self._makes_closure(func)}
 
     def _makes_closure(self, func: ast.expr) -> bool:
         """Whether `func` names a function of this module, or of the project, that returns a
         function it defines."""
         function = self.functions.get(func.id) if isinstance(func, ast.Name) else None
         if function is not None:
-            nested = self.nested_functions(function)
-            return any(isinstance(r, ast.Name) and r.id in nested for r in self.returns(function))
+            return self.returned_closure(function) is not None
         return self.project is not None and self.project.makes_closure(self, func)
 
     @cached_property
-    def _bound_call_results(self) -> list[tuple[str, ast.expr]]:
-        """(name, the function called) of each `name = f(...)` of the module."""
+    def _bound_call_results(self) -> list[tuple[str, str, ast.expr]]:
+        """(name, the called name's last part, the function called) of each `name = f(...)`."""
         _, assignments = self._assignments_by_line
         return [
-            (s.targets[0].id, s.value.func) for s in assignments
+            (s.targets[0].id, (dotted(s.value.func) or "").rsplit(".", 1)[-1], s.value.func) for s in assignments
             if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
         ]
 

@@ -321,9 +321,7 @@ def made_closure(module: "ModuleModel", value: ast.expr | None, scope: ast.AST) 
         factory = resolve_callee(module, value, CallContext(module, scope, class_of_scope(module, scope)))
         if factory is None or not isinstance(factory.function, FUNCTIONS):
             return None
-        returned = {r.id if isinstance(r, ast.Name) else None for r in factory.module.returns(factory.function)}
-        name = returned.pop() if len(returned) == 1 else None
-        nested = factory.module.nested_functions(factory.function).get(name) if name else None
+        nested = factory.module.returned_closure(factory.function)
         return Callee(factory.module, nested, factory.cls) if nested is not None else None
 
     # a factory that returns what its own call makes resolves back through it: none
@@ -712,9 +710,7 @@ def _calls_of_made_closure(module: "ModuleModel", function: ast.AST) -> list[tup
     """Calls of a nested function its enclosing function returns, under the names the
     factory's callers bind its result to (`step_fn = get_step_fn(...)`, `step_fn(state, batch)`)."""
     factory = module.parents.scope_of(function)
-    if not isinstance(factory, FUNCTIONS) or not any(
-        isinstance(r, ast.Name) and r.id == function.name for r in module.returns(factory)
-    ):
+    if not isinstance(factory, FUNCTIONS) or module.returned_closure(factory) is not function:
         return []
     found = []
     for made, context in callers(module, factory):

@@ -975,18 +975,16 @@ def _ddp_parameters(frame: Frame) -> set[str]:
 
 
 def _read_out_of_parameters(frame: Frame) -> set[str]:
-    """Local names assigned `parameter['key']` in the frame's own code (found once per function)."""
+    """Local names assigned `parameter['key']` on the function's lines (found once per function)."""
     module, function = frame.module, frame.scope
 
     def compute() -> frozenset[str]:
         parameters = parameter_names(function)
         return frozenset(
-            name for name, stmts in module.scope(function).assignments.items()
-            if any(
-                isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Subscript)
-                and isinstance(stmt.value.value, ast.Name) and stmt.value.value.id in parameters
-                for stmt in stmts
-            )
+            target.id for stmt in module.assignments_within(function)
+            if isinstance(stmt.value, ast.Subscript) and isinstance(stmt.value.value, ast.Name)
+            and stmt.value.value.id in parameters
+            for target in stmt.targets if isinstance(target, ast.Name)
         )
 
     return module.memo(("read out of parameters", id(function)), compute)

@@ -138,7 +138,7 @@ def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int) -> Role
             if (argument := bind_arguments(Callee(frame.module, frame.scope), call).get(name)) is not None
         ]
         return functools.reduce(either, roles) if roles else None
-    stored = [value for value in _stored_values(frame.module, frame.scope, name, key)]
+    stored = _stored_values(frame.module, frame.scope, name, key)
     if not stored or any(value is None for value in stored):
         return None
     return functools.reduce(either, (role_in_frame(frame, value) or _constructed_role(frame.module, value) for value in stored))
@@ -160,7 +160,7 @@ def _stored_values(module: "ModuleModel", scope: ast.AST, name: str, key: str) -
             found.append(None)
     found += [
         stmt.value for stmt in module.values.element_writes(scope).get(name, ())
-        if isinstance(stmt.targets[0].slice, ast.Constant) and stmt.targets[0].slice.value == key
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0].slice, ast.Constant) and stmt.targets[0].slice.value == key
     ]
     return found
 

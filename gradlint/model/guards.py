@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from gradlint.model.hooks import RUNNER_PERIOD_TESTS
 from gradlint.model.names import dotted
 
 SWITCH_WORDS = frozenset({
@@ -13,8 +14,6 @@ SWITCH_WORDS = frozenset({
 })
 # The value of a name (`"sync"`, `"self.sync_gradients"`) or what a call returns, if known.
 Resolver = Callable[["str | ast.Call"], "ast.expr | None"]
-# mmcv / mmengine hook methods true after every n-th iteration of the runner
-RUNNER_PERIOD_TESTS = frozenset({"every_n_iters", "every_n_inner_iters", "every_n_train_iters"})
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 HOOK_LIBRARIES = ("mmcv.", "mmengine.")
 ITERATION_HOOK = "after_train_iter"
+# a hook's own tests, true after every n-th iteration of the runner: `(runner.iter + 1) % n == 0`
+RUNNER_PERIOD_TESTS = frozenset({"every_n_iters", "every_n_inner_iters", "every_n_train_iters"})
 
 
 def runner_of_hook(module: "ModuleModel", function: ast.AST, cls: ast.ClassDef | None) -> str | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, module_forwards, resolve_callee
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role
+from gradlint.model.values import element_target
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -178,7 +179,7 @@ class _Analysis:
             case ast.Name() | ast.Attribute():
                 return self.name(expr, scope, line, depth)
             case ast.Subscript(value=value):
-                written = _last_element_write(expr, scope, line)
+                written = self.last_element_write(expr, scope, line)
                 if written is not None:  # `runner.outputs['loss'] /= self.update_interval`
                     return self.assignment(written, expr, scope, depth + 1)
                 inner = self.name(value, scope, line, depth) if dotted(value) else False
@@ -186,6 +187,18 @@ class _Analysis:
             case ast.Dict(values=values):  # `{"ce": ce, "kl": kl}`: the loss terms a model returns
                 return _any_normalized([self.expr(v, scope, line, depth + 1) for v in values])
         return None
+
+    def last_element_write(self, element: ast.Subscript, scope: ast.AST, line: int) -> ast.stmt | None:
+        """The last statement of `scope` before `line` writing `container['key']` (`=` or `/=`),
+        for an element read with a constant key."""
+        container, key = dotted(element.value), element.slice
+        if container is None or not isinstance(key, ast.Constant):
+            return None
+        written = [
+            stmt for stmt in self.model.values.element_writes(scope).get(container, ())
+            if stmt.lineno < line and isinstance(index := element_target(stmt).slice, ast.Constant) and index.value == key.value
+        ]
+        return written[-1] if written else None
 
     def total(self, terms: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
         """`sum(terms)`: `sum(loss_dict.values())`, `sum([ce, kl])`, as its terms are."""
@@ -456,23 +469,6 @@ class _Analysis:
         if not (isinstance(loop.iter, (ast.List, ast.Tuple)) and loop.iter.elts and dotted(loop.target) == dotted(target)):
             return None
         return _any_normalized([self.expr(term, scope, loop.lineno, depth + 1) for term in loop.iter.elts])
-
-
-def _last_element_write(element: ast.Subscript, scope: ast.AST, line: int) -> ast.stmt | None:
-    """The last statement of `scope` before `line` that writes `container['key']` (as `=` or
-    `/=`), for an element read with a constant key."""
-    container, key = dotted(element.value), element.slice
-    if container is None or not isinstance(key, ast.Constant) or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    written = [
-        stmt for stmt in ast.walk(scope)
-        if isinstance(stmt, (ast.Assign, ast.AugAssign)) and stmt.lineno < line
-        and any(
-            isinstance(t, ast.Subscript) and dotted(t.value) == container and isinstance(t.slice, ast.Constant) and t.slice.value == key.value
-            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
-        )
-    ]
-    return max(written, key=lambda stmt: stmt.lineno) if written else None
 
 
 def _parameters(function: ast.AST) -> list[ast.arg]:

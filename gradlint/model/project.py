@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 from gradlint.model.names import dotted, names_project_gradient_method
-from gradlint.model.roles import Role, classify_constructor
+from gradlint.model.roles import Role, derives_from_ddp
 from gradlint.model.spelling import CALLED_NAME_BYTES, WORD_BYTE, call_starts
 from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
@@ -125,6 +125,7 @@ class Project:
         self._spelled: dict[tuple[Path, tuple[str, ...]], bool] = {}
         self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
         self._factories: dict[Path, frozenset[str]] = {}
+        self._partial_files: dict[Path, bool] = {}
         self._methods: dict[Path, dict[str, frozenset[str]]] = {}
         self._callable_modules: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}
@@ -553,7 +554,7 @@ class Project:
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
             data = self._read(candidate)
-            if data is None or not (call_starts(data, [last], CALLED_OR_ALIASED_BYTES) or _wraps_in_partial(data, last)):
+            if data is None or not (call_starts(data, [last], CALLED_OR_ALIASED_BYTES) or self._wraps_in_partial(candidate, data, last)):
                 continue
             parsed += 1
             summarized = self.summary(candidate)
@@ -571,6 +572,16 @@ class Project:
                 ):
                     found.append((candidate, replace(site, arguments=tuple(self._argument_roles(candidate, module, site)))))
         return found
+
+    def _wraps_in_partial(self, path: Path, data: bytes, name: str) -> bool:
+        """Whether the file hands the function `name` to `partial(...)` (`partial(train_loop,
+        ...)`, `functools.partial(engine.train_loop, ...)`); whether it spells `partial(` at all
+        is found once per file."""
+        if path not in self._partial_files:
+            self._partial_files[path] = b"partial(" in data
+        if not self._partial_files[path]:
+            return False
+        return re.search(rb"partial\(\s*(?:\w+\.)*" + re.escape(name.encode()) + rb"\s*[,)]", data) is not None
 
     def _made_by_factory(self, path: Path, module: ModuleSummary, head: str) -> bool:
         """`build_trainer.train`: a method called on what a project function returns (which
@@ -690,25 +701,6 @@ def _symbols_spelling(data: bytes, matches: Callable[[bytes], object], follow_ca
     that does."""
     bodies = _top_level_bodies(data)
     return _spelling(bodies, matches) if follow_calls else frozenset(n for n, b in bodies.items() if matches(b))
-
-
-def _wraps_in_partial(data: bytes, name: str) -> bool:
-    """Whether the text hands the function `name` to `partial(...)` (`partial(train_loop, ...)`,
-    `functools.partial(engine.train_loop, ...)`)."""
-    if b"partial(" not in data:
-        return False
-    return re.search(rb"partial\(\s*(?:\w+\.)*" + re.escape(name.encode()) + rb"\s*[,)]", data) is not None
-
-
-def _qualname(imports: dict[str, Import], name: str) -> str | None:
-    """A dotted name as the module spelling it imports it (`nn.parallel.DistributedDataParallel`
-    under `from torch import nn` is `torch.nn.parallel.DistributedDataParallel`)."""
-    head, _, rest = name.partition(".")
-    imported = imports.get(head)
-    if imported is None:
-        return None
-    base = f"{imported.module}.{imported.name}" if imported.name else imported.module
-    return f"{base}.{rest}" if rest else base
 
 
 def _returns_nested(body: bytes) -> bool:
@@ -1018,9 +1010,8 @@ class ProjectContext:
         if symbol is None or symbol.names[0] not in self.project.ddp_symbols(symbol.path):
             return ()
         if isinstance(symbol.summary, ClassSummary):  # `TorchDDP(model, ...)`: a project subclass of DDP
-            owner = self.project.summary(symbol.path)
-            bases = [_qualname(owner[1].imports, base) if owner else None for base in symbol.summary.bases]
-            if not any(base and classify_constructor(base) is Role.DDP_MODEL for base in bases):
+            found = self.class_def(module, qualname)
+            if found is None or not derives_from_ddp(*found):
                 return ()
             self._note(symbol.path)
             return (Role.DDP_MODEL.value,)

@@ -226,10 +226,12 @@ class Roles:
 def _ddp_subclasses(model: "ModuleModel") -> set[str]:
     """The module's classes deriving from DistributedDataParallel (one that forwards attribute
     lookups to the wrapped module, say): their objects all-reduce as DDP does."""
-    return {
-        name for name, cls in model.classes.items()
-        if any(classify_constructor(model.imports.qualname(base) or "") is Role.DDP_MODEL for base in cls.bases)
-    }
+    return {name for name, cls in model.classes.items() if derives_from_ddp(model, cls)}
+
+
+def derives_from_ddp(model: "ModuleModel", cls: ast.ClassDef) -> bool:
+    """One of the class's own bases is torch's DistributedDataParallel (or another DDP wrapper)."""
+    return any(classify_constructor(model.imports.qualname(base) or "") is Role.DDP_MODEL for base in cls.bases)
 
 
 def _unconditional(model: "ModuleModel", stmt: ast.stmt) -> bool:

@@ -131,21 +131,22 @@ class Values:
         name = dotted(value)
         earlier = self.model.scope(scope).before(name, line)
         since = earlier[-1].lineno if earlier else 0
-        writes = [s for s in self.element_writes(scope).get(name, ()) if since < s.lineno < line]
+        writes = [s for s in self.element_writes(scope).get(name, ()) if isinstance(s, ast.Assign) and since < s.lineno < line]
         if writes:
             return self.origin(writes[-1].value, scope, writes[-1].lineno, depth + 1)
         return self.origin(value, scope, line, depth + 1)
 
-    def element_writes(self, scope: ast.AST) -> dict[str, list[ast.Assign]]:
-        """`name[...] = value` statements of `scope`'s own code, by name, in source order."""
+    def element_writes(self, scope: ast.AST) -> dict[str, list[ast.Assign | ast.AugAssign]]:
+        """`name[...] = value` and `name[...] /= value` statements of `scope`'s own code, by name,
+        in source order."""
 
         def compute():
-            found: dict[str, list[ast.Assign]] = {}
+            found: dict[str, list[ast.Assign | ast.AugAssign]] = {}
             for stmt in self.model.statements:
-                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
-                    name = dotted(stmt.targets[0].value)
-                    if name and self.model.parents.scope_of(stmt) is scope:
-                        found.setdefault(name, []).append(stmt)
+                target = element_target(stmt)
+                name = dotted(target.value) if target is not None else None
+                if name and self.model.parents.scope_of(stmt) is scope:
+                    found.setdefault(name, []).append(stmt)
             return found
 
         return self.model.memo(("element writes", id(scope)), compute)
@@ -249,6 +250,17 @@ class Values:
         table = self.model.scope(scope).assignments
         names = {dotted(n) for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
         return all(not (after < s.lineno <= before) for name in names for s in table.get(name, ()))
+
+
+def element_target(stmt: ast.stmt) -> ast.Subscript | None:
+    """The `name[...]` a statement writes (`=` with one target, or an augmented assignment)."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+    elif isinstance(stmt, ast.AugAssign):
+        target = stmt.target
+    else:
+        return None
+    return target if isinstance(target, ast.Subscript) else None
 
 
 def constant_setting(model: "ModuleModel", expr: ast.expr) -> bool | None:

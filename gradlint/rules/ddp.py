@@ -7,6 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import EnsureImport, FixPlan, WrapStatements
 from gradlint.model import Accumulation, Kind, ModuleModel, TrainingLoop
+from gradlint.model.hooks import runner_of_hook
 from gradlint.model.sync_phase import unsynced_step
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, Rule
@@ -42,10 +43,16 @@ class DdpAccumulationWithoutNoSync(Rule):
             no_sync = f"{accelerator}.no_sync({ddp})" if accelerator else f"{ddp}.no_sync()"
             wrapper = roles.wrapped_by.get(ddp or "")
             what = f"wrapped in DistributedDataParallel by `{wrapper}` when several processes run" if wrapper else "DistributedDataParallel"
+            runner = runner_of_hook(model, loop.node, model.parents.enclosing_class(loop.node))
+            remedy = (
+                f"run the forward and backward of non-final micro-batches under `{no_sync}`" if runner is None
+                # the runner runs the forward before the hook: the hook can only switch the sync
+                else f"the runner runs the forward, so turn the sync off for non-final iterations in "
+                f"`before_train_iter` (`{ddp}.require_backward_grad_sync = {_window_end(model, accumulation)}`)"
+            )
             message = (
                 f"`{ddp}` is {what} and gradients accumulate over {factor} "
-                f"micro-batches, but {code(model, backwards[0])} all-reduces them on every one: "
-                f"run the forward and backward of non-final micro-batches under `{no_sync}`"
+                f"micro-batches, but {code(model, backwards[0])} all-reduces them on every one: {remedy}"
             )
             # where the window's backward runs in this unit: a helper's backward shared by two
             # loops (`loss_scaler(loss, ...)` in each) is reported at each loop's call
@@ -78,6 +85,12 @@ class DdpAccumulationWithoutNoSync(Rule):
             f"averaged and the replicas drift apart; synchronise on the micro-batch that steps"
         )
         yield Finding(self.code, model.span(switch.anchor), message, None)
+
+
+def _window_end(model: ModuleModel, accumulation: Accumulation) -> str:
+    """The test that holds on the window's last micro-batch, as written, where there is one."""
+    guard = accumulation.guard
+    return model.source(guard.test) if guard is not None and guard.holds else "<the window's last iteration>"
 
 
 def _in_loop(model: ModuleModel, backward, accumulation: Accumulation) -> ast.AST:
