@@ -121,6 +121,7 @@ class Project:
         self._ddp_wrappers: frozenset[str] = frozenset()
         self._listings: dict[Path, frozenset[str]] = {}
         self._located: dict[tuple, tuple[Path, list[str]] | None] = {}
+        self._imported: dict[tuple[Path, str], list[tuple[Path, list[str]]]] = {}
         self._models: dict[Path, ModuleModel | None] = {}
         self._spelled: dict[tuple[Path, tuple[str, ...]], bool] = {}
         self._text_tests: dict[Path, tuple[frozenset[str] | None, frozenset[str], frozenset[str]]] = {}
@@ -145,6 +146,29 @@ class Project:
     def contains(self, path: Path) -> bool:
         text = str(path)
         return text == self._root_text or text.startswith(self._root_prefix)
+
+    def imported_modules(self, importer: Path, text: str) -> list[tuple[Path, list[str]]]:
+        """(project file, names inside it) of each import of `text`, `importer`'s text, that is
+        a project module; read once per run (every checked file importing a package asks what
+        its `__init__` re-exports)."""
+        key = (importer, text)
+        if key not in self._imported:
+            self._imported[key] = list(self._import_targets(importer, text))
+        return self._imported[key]
+
+    def _import_targets(self, importer: Path, text: str):
+        for match in _import_lines(text):
+            module, parenthesized, names, plain = match.groups()
+            names = parenthesized or names
+            if plain:
+                targets = [(plain, [])]
+            else:
+                targets = [(module, [name.split()[0]]) for name in names.replace("\n", " ").split(",") if name.strip()]
+            for dotted_module, inner in targets:
+                level = len(dotted_module) - len(dotted_module.lstrip("."))
+                located = self.module_file(importer, dotted_module.lstrip("."), level, inner)
+                if located is not None:
+                    yield located
 
     def module_file(self, importer: Path, module: str, level: int, names: list[str]) -> tuple[Path, list[str]] | None:
         """The project file a name imported as (`module`, `level`) followed by `names` lives in,
@@ -856,7 +880,6 @@ class ProjectContext:
         self.searched = False  # a question was asked of every project file (callers, definitions)
         self._located: dict[str, tuple[Path, list[str]] | None] = {}
         self._heads: dict[str, bool] = {}
-        self._imports: dict[tuple[Path | None, str], list[tuple[Path, list[str]]]] = {}
         self._called_methods: dict[str, set[str]] = {}
 
     @cached_property
@@ -1269,25 +1292,8 @@ class ProjectContext:
 
     def _imported_modules(self, text: str, importer: Path | None = None) -> list[tuple[Path, list[str]]]:
         """(project file, names inside it) of each import of `text` (the checked file's, or
-        `importer`'s) that is a project module; read once per text (several triggers ask)."""
-        key = (importer, text)
-        if key not in self._imports:
-            self._imports[key] = list(self._import_targets(text, importer))
-        return self._imports[key]
-
-    def _import_targets(self, text: str, importer: Path | None):
-        for match in _import_lines(text):
-            module, parenthesized, names, plain = match.groups()
-            names = parenthesized or names
-            if plain:
-                targets = [(plain, [])]
-            else:
-                targets = [(module, [name.split()[0]]) for name in names.replace("\n", " ").split(",") if name.strip()]
-            for dotted_module, inner in targets:
-                level = len(dotted_module) - len(dotted_module.lstrip("."))
-                located = self.project.module_file(importer or self.path, dotted_module.lstrip("."), level, inner)
-                if located is not None:
-                    yield located
+        `importer`'s) that is a project module."""
+        return self.project.imported_modules(importer or self.path, text)
 
     def imports_backward(self, text: str) -> bool:
         """Whether `text` imports a project function or class that reaches backward(), or a
