@@ -25,6 +25,7 @@ CRITERION = re.compile(r"crit|loss", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze", "view", "reshape", "flatten"})
+MODULE_MOVES = frozenset({"cuda", "to", "cpu", "float", "half", "double"})  # what `criterion.cuda()` returns is the criterion
 COUNT_CASTS = MASK_CASTS | {"clamp", "clamp_min"}  # `mask.sum().clamp(min=1)`: still the mask's count
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`, a
 # StyleGAN phase's `gain`): it sets the term's share, it does not divide by the window.
@@ -262,6 +263,8 @@ class _Analysis:
             return None  # `model(**batch, num_items_in_batch=n)`: the callee divides
         if self.spans_cached_micro_batches(call, scope):
             return None  # a loss over the whole window's batch: its gradients sum, undivided
+        if self.sums_over_samples(func, call, scope):
+            return None  # a sum over the micro-batch's samples sums on over the window, as one batch's would
         if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]):
             if MODEL_FORWARD.search(qualname.rsplit(".", 1)[-1]):
                 self.forwards.append(call)  # how the model reduces its loss is not read
@@ -271,6 +274,19 @@ class _Analysis:
             # of this batch, computed by the model or by a library the model cannot read
             return False
         return None  # some other function: it may well divide inside
+
+    def sums_over_samples(self, func: ast.expr, call: ast.Call, scope: ast.AST) -> bool:
+        """A loss reduced by a sum (`reduction='sum'`, the older `size_average=False`) on the call
+        (`F.mse_loss(..., reduction='sum')`) or on the criterion it calls, built in the function,
+        the class or the module (`loss_fn = nn.BCELoss(reduction='sum').cuda()`)."""
+        if _reduces_by_sum(call):
+            return True
+        if not isinstance(func, (ast.Name, ast.Attribute)) or dotted(func) is None:
+            return False
+        built, _, _ = self.model.values.reaching_value(func, scope, call.lineno)
+        while isinstance(built, ast.Call) and isinstance(built.func, ast.Attribute) and built.func.attr in MODULE_MOVES:
+            built = built.func.value  # `.cuda()`, `.to(device)` on the built criterion
+        return isinstance(built, ast.Call) and _reduces_by_sum(built)
 
     def spans_cached_micro_batches(self, call: ast.Call, scope: ast.AST) -> bool:
         """Gradient caching: the loss is taken over this micro-batch's output concatenated with
@@ -677,6 +693,12 @@ def _concatenates_slices(scope: ast.AST) -> bool:
     return any(
         isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in CONCATENATIONS for n in nodes
     ) and any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) for n in nodes)
+
+
+def _reduces_by_sum(call: ast.Call) -> bool:
+    """`reduction='sum'`, or `size_average=False` without `reduce=False` (a per-element loss)."""
+    spelled = {k.arg: k.value.value for k in call.keywords if isinstance(k.value, ast.Constant)}
+    return spelled.get("reduction") == "sum" or (spelled.get("size_average") is False and "reduce" not in spelled)
 
 
 def _told_how_to_normalize(call: ast.Call) -> bool:
