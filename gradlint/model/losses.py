@@ -469,9 +469,12 @@ class _Analysis:
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             return self.terms(stmt, target, scope, depth)
         value = stmt.value
+        unpacked = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if isinstance(unpacked, ast.Tuple) and isinstance(value, (ast.Name, ast.Attribute)) and dotted(value) is not None:
+            # `loss, items = loss` where a criterion may return a tuple: an element of what it was
+            return self.name(value, scope, stmt.lineno, depth + 1)
         if isinstance(value, ast.Name) and value.id == dotted(target):
             return None
-        unpacked = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
         if isinstance(unpacked, ast.Tuple) and isinstance(value, ast.Call):
             names = [dotted(e) for e in unpacked.elts]
             if dotted(target) in names:
