@@ -12,6 +12,8 @@ from gradlint.model.names import dotted
 SWITCH_WORDS = frozenset({
     "dtype", "float16", "float32", "float64", "bfloat16", "half", "double", "device", "mode", "precision", "type",
 })
+# how deep a test is taken apart: flags resolved to what they stand for, nested `and`/`or`
+MAX_TEST_DEPTH = 5
 # The value of a name (`"sync"`, `"self.sync_gradients"`) or what a call returns, if known.
 Resolver = Callable[["str | ast.Call"], "ast.expr | None"]
 
@@ -201,7 +203,7 @@ def make_guard(
 
 def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boundary | None]:
     """(polarity, boundary): polarity True when `test` is true exactly at the window's end."""
-    if depth > 3:
+    if depth > MAX_TEST_DEPTH:
         return True, None
     match test:
         case ast.UnaryOp(op=ast.Not(), operand=operand):
@@ -218,7 +220,7 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             if len(hits) == 1 and others and all(_is_tail_test(v, resolve) or _turns_off(v, hits[0][1].factor) for v in others):
                 boundary = hits[0][1]
                 # `not N or i % N == 0`: every micro-batch steps when accumulation is off
-                flushes = any(_is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) for v in others)
+                flushes = boundary.flushes_tail or any(_is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) for v in others)
                 return True, Boundary(boundary.factor, boundary.counters, flushes)
             return True, None
         case ast.BoolOp(op=ast.And(), values=values):

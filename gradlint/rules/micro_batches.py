@@ -66,7 +66,7 @@ class ClipPerMicroBatch(LoopRule):
             later = [s for s in loop.of(*STEPS) if s.order > clip.order and not s.exclusive_with(clip)]
             branched = any(a.exclusive_with(b) for a in later for b in later)
             yield Finding(self.code, model.span(clip.anchor), message, self.plan(
-                f"Move the clip before {code(model, step)}", None if branched else move(model, loop, clip, step.stmt, "before")
+                f"Move the clip before {code(model, step)}", None if branched else move(model, loop, clip, step.stmt, "before", keep_tests=True)
             ))
 
 
@@ -97,7 +97,7 @@ class SchedulerPerMicroBatch(LoopRule):
                 f"warm-up ends and decay finishes `{factor}` times too early (in updates)"
             )
             yield Finding(self.code, model.span(sched.anchor), message, self.plan(
-                f"Move `{sched.target}.step()` after the step", move(model, loop, sched, once_per_update(model, loop), "after")
+                f"Move `{sched.target}.step()` after the step", move(model, loop, sched, once_per_update(model, loop), "after", keep_tests=True)
             ))
 
     def _not_prepared(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:

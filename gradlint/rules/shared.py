@@ -31,8 +31,12 @@ def contains(outer: ast.AST, inner: ast.AST) -> bool:
     return any(node is inner for node in ast.walk(outer))
 
 
-def move(model: ModuleModel, loop: TrainingLoop, event: Event, anchor: ast.stmt, where: Where) -> MoveStatement | None:
-    """Move the statement of `event` before/after `anchor`, when that moves nothing else."""
+def move(
+    model: ModuleModel, loop: TrainingLoop, event: Event, anchor: ast.stmt, where: Where, keep_tests: bool = False,
+) -> MoveStatement | None:
+    """Move the statement of `event` before/after `anchor`, when that moves nothing else; with
+    `keep_tests`, only where every `if` it sits in holds at the anchor too (a move that only
+    changes how often it runs, not whether)."""
     # Within one function of this module the move is the same for every caller; code of
     # another module or another object's method is never edited from here.
     if event.elsewhere or event.scope is not model.parents.scope_of(anchor):
@@ -40,7 +44,33 @@ def move(model: ModuleModel, loop: TrainingLoop, event: Event, anchor: ast.stmt,
     stmt = model.parents.movable(event.stmt)
     if contains(stmt, anchor) or any(e is not event and contains(stmt, e.stmt) for e in loop.events):
         return None
+    if keep_tests and not _tests_hold_at(model, stmt, anchor):
+        return None
     return MoveStatement(model.position(stmt), model.position(anchor), where)
+
+
+def _tests_hold_at(model: ModuleModel, stmt: ast.stmt, anchor: ast.stmt) -> bool:
+    """Whether every `if` the moved statement sits in holds at the anchor too: enclosing both, or
+    tested the same way around the anchor (loops and contexts it leaves are what the move is
+    for). A clip under `if args.clip > 0:` beside an unscale is moved alone, and out of that
+    `if` it would clip where the user asked for none."""
+    around_anchor = model.parents.chain(anchor)[1:]
+    shared = {id(node) for node in around_anchor}
+    tests_at_anchor = {_side(node, inner) for node, inner in zip(around_anchor, model.parents.chain(anchor))}
+    chain = model.parents.chain(stmt)
+    for node, inner in zip(chain[1:], chain):
+        if id(node) in shared:
+            return True
+        if isinstance(node, ast.If) and _side(node, inner) not in tests_at_anchor:
+            return False
+    return True
+
+
+def _side(node: ast.stmt, inner: ast.stmt) -> tuple[str, bool] | None:
+    """(test, which side) of the `if` `node` holding `inner`."""
+    if not isinstance(node, ast.If):
+        return None
+    return ast.dump(node.test), any(s is inner for s in node.body)
 
 
 def end_of_step_run(model: ModuleModel, loop: TrainingLoop, step: Event) -> ast.stmt:
