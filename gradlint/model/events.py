@@ -64,6 +64,11 @@ GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
 # builtins that call what they are given (`map(ddp_model, chunks)`)
 CALLING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "iter"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
+# what a framework's engine does without touching gradients
+ENGINE_INERT_METHODS = frozenset({
+    "train", "eval", "parameters", "named_parameters", "state_dict", "load_state_dict",
+    "save_checkpoint", "load_checkpoint", "to", "cuda", "cpu", "get_lr", "get_global_grad_norm",
+})
 # what an Accelerate accelerator does to gradients (its clips are read as clips)
 ACCELERATOR_GRADIENT_METHODS = frozenset({"backward", "accumulate", "no_sync", "unscale_gradients"})
 # methods whose receiver's role decides an event (beside any sync switch of a DDP model)
@@ -465,7 +470,10 @@ class EventWalker:
             if receiver_role is Role.ACCELERATOR:
                 self._accelerator(call, stmt, receiver, method, name)
                 return
-            if receiver_role in FRAMEWORK_ROLES or method == "manual_backward":
+            if receiver_role in FRAMEWORK_ROLES and method in ENGINE_INERT_METHODS:
+                return  # `engine.train()`, `engine.save_checkpoint(...)`: no gradient handed over
+            clears = receiver_role is Role.ENGINE and method == "zero_grad"  # as a module's would
+            if (receiver_role in FRAMEWORK_ROLES and not clears) or method == "manual_backward":
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
             if method == "forward" and receiver_role is Role.DDP_MODEL:

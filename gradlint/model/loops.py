@@ -172,6 +172,22 @@ class TrainingLoop:
         return bool(self.optimizers) and not self.of(Kind.FRAMEWORK)
 
     @cached_property
+    def by_hand(self) -> "TrainingLoop | None":
+        """The loop whose gradients the code manages: itself when plain; where a framework runs
+        on branches of its own (`if args.deepspeed: model.backward(loss) ... else:
+        loss.backward()` and the steps likewise), the loop without those branches' calls, when
+        that is plain; else None."""
+        if self.plain:
+            return self
+        framework = self.of(Kind.FRAMEWORK)
+        kept = [e for e in self.events if e.kind is not Kind.FRAMEWORK]
+        own = [e for e in kept if e.kind is Kind.BACKWARD or e.kind in STEPS]
+        if not framework or not own or not all(f.exclusive_with(e) for f in framework for e in own):
+            return None
+        view = TrainingLoop(self.model, self.node, kept)
+        return view if view.plain else None
+
+    @cached_property
     def ordered_by_hand(self) -> "TrainingLoop | None":
         """The loop as the order rules read it: itself when plain; for a loop that leaves only
         backward to Accelerate (`accelerator.backward(loss)`, which scales the loss and, under
@@ -181,7 +197,7 @@ class TrainingLoop:
         if self.plain:
             return self
         view = self._backward_by_accelerator
-        return view if view is not None and view.plain else None
+        return view if view is not None and view.plain else self.by_hand
 
     @cached_property
     def turns_ordered_by_hand(self) -> list["TrainingLoop"]:
@@ -205,11 +221,11 @@ class TrainingLoop:
 
     @cached_property
     def optimizer_phases(self) -> list["TrainingLoop"]:
-        """The loop as each optimizer sees it: itself when plain; for optimizers that take
+        """The loop as each optimizer sees it: itself (or its own branches) when plain; for optimizers that take
         turns (a GAN's generator then discriminator, each zero/backward/step), one view per
         turn, from the previous turn's step to this one's; none when the model cannot tell."""
-        if self.plain:
-            return [self]
+        if self.by_hand is not None:
+            return [self.by_hand]
         steps = self.of(*STEPS)
         if self.of(Kind.FRAMEWORK) or len(self.optimizers) < 2:
             return []

@@ -13,7 +13,7 @@ from gradlint.model.names import dotted
 from gradlint.model.prepared import prepared_names
 from gradlint.model.values import iter_calls
 from gradlint.rules.base import Finding, Rule
-from gradlint.rules.shared import code, contains, move
+from gradlint.rules.shared import code, contains, loops_by_hand, move
 
 
 # Only a scaler constructed in the module is known to be enabled (DESIGN: silent when unknown).
@@ -157,9 +157,7 @@ class StepBypassesScaler(Rule):
     triggers = SCALER_WORDS
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
-            if not loop.plain:
-                continue
+        for loop in loops_by_hand(model):
             for step in loop.of(Kind.STEP):
                 scaled = [
                     (b, scaled_by(model, b)) for b in loop.of(Kind.BACKWARD)
@@ -305,9 +303,7 @@ class DoubleUnscale(Rule):
     triggers = SCALER_WORDS
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
-            if not loop.plain:
-                continue
+        for loop in loops_by_hand(model):
             unscales = loop.of(Kind.UNSCALE)
             for second in unscales:
                 if scaler_enabled(model, second.target) is not True or _asks_whether_unscaled(second):
@@ -390,11 +386,11 @@ class UnscaledBackwardWithScaler(Rule):
     triggers = SCALER_WORDS
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
-        for loop in model.loops:
+        for loop in loops_by_hand(model):
             steps = loop.of(Kind.SCALER_STEP)
             # the backwards on the scaler step's path (not the other side of `if fp16:`)
             backwards = [b for b in loop.of(Kind.BACKWARD) if not steps or not b.exclusive_with(steps[-1])]
-            if not loop.plain or not steps or not backwards:
+            if not steps or not backwards:
                 continue
             scaler = steps[-1].target
             unscaled = [b for b in backwards if visibly_unscaled(model, b)]

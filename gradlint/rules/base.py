@@ -78,7 +78,7 @@ class LoopRule(Rule):
 
     def check(self, model: "ModuleModel") -> Iterator[Finding]:
         for loop in model.loops:
-            view = loop.ordered_by_hand if self.reads_order_only else loop if loop.plain else None
+            view = loop.ordered_by_hand if self.reads_order_only else loop.by_hand
             if view is None and self.reads_several_optimizers and loop.steps_by_hand:
                 view = loop
             if view is not None:

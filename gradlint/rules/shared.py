@@ -10,6 +10,11 @@ from gradlint.model import Event, Kind, ModuleModel, TrainingLoop
 STEP_RUN = (Kind.STEP, Kind.SCALER_STEP, Kind.SCALER_UPDATE, Kind.SCHED_STEP)
 
 
+def loops_by_hand(model: ModuleModel) -> list[TrainingLoop]:
+    """Each loop as far as the code manages its gradients (TrainingLoop.by_hand)."""
+    return [view for view in (loop.by_hand for loop in model.loops) if view is not None]
+
+
 def code(model: ModuleModel, event: Event) -> str:
     """How the user wrote the call, short: `optimizer.step()`, `clip_grad_norm_(...)`."""
     written = call_text(event.module or model, event.node)
