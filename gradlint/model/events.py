@@ -16,7 +16,7 @@ from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
 from gradlint.model.grad_mode import turns_off
-from gradlint.model.flags import flag_condition
+from gradlint.model.flags import countdown_test, flag_condition
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
@@ -1128,7 +1128,8 @@ def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:
 
     canonical = _presence_as_flag(frame, _canonical(frame, stmt.test, line))
     sets = flags_set(stmt, holds, scope.assignments, frame.scope) if isinstance(stmt, ast.If) and isinstance(frame.scope, FUNCTION_TYPES) else ()
-    return make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical, sets)
+    window_test = countdown_test(stmt, scope.assignments) if isinstance(stmt, ast.If) else None
+    return make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical, sets, window_test)
 
 
 def _sets_constant(stmt: ast.stmt) -> bool:

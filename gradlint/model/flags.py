@@ -1,15 +1,18 @@
-"""The test a flag stands for when the code sets it to True or False in branches.
+"""The test a flag or a counter stands for, where the code around the test says it.
 
 `update = True`, then `if N > 1: if i == 0: update = False elif i % N == 0: update = True else:
 update = False`, then `if update: optimizer.step()`: the step's guard is the condition under
 which the branches leave the flag True (`N <= 1 or not i == 0 and i % N == 0`), which the guard
-reader can take apart like any test written inline.
+reader can take apart like any test written inline. A countdown (`if left == 0: step; left = N`,
+`left -= 1` per micro-batch) reaches zero every N micro-batches, as `count % N == 0` does.
 """
 
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING
+
+from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
     from gradlint.model.scopes import Parents
@@ -27,6 +30,39 @@ def flag_condition(parents: Parents, stmt: ast.stmt, name: str) -> ast.expr | No
     constants, in branches; None when anything else sets it or a path leaves it unknown."""
     condition = _before(parents, stmt, name)
     return None if condition is None or isinstance(condition, ast.Constant) else condition
+
+
+def countdown_test(stmt: ast.If, assignments: dict[str, list[ast.stmt]]) -> ast.expr | None:
+    """`count % N == 0` for `if count == 0:` (`<= 0`, `not count`) whose body sets `count = N`,
+    where the function counts it down by one (`count -= 1`)."""
+    counter = _zero_test_of(stmt.test)
+    if counter is None:
+        return None
+    window = next((
+        s.value for s in stmt.body
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and dotted(s.targets[0]) == counter
+        and not (isinstance(s.value, ast.Constant) and not s.value.value)
+    ), None)
+    counted_down = any(
+        isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Sub) and isinstance(s.value, ast.Constant) and s.value.value == 1
+        for s in assignments.get(counter, ())
+    )
+    if window is None or not counted_down:
+        return None
+    read = stmt.test.operand if isinstance(stmt.test, ast.UnaryOp) else stmt.test.left
+    return ast.Compare(left=ast.BinOp(left=read, op=ast.Mod(), right=window), ops=[ast.Eq()], comparators=[ast.Constant(0)])
+
+
+def _zero_test_of(test: ast.expr) -> str | None:
+    """The counter `test` finds at zero: `count == 0`, `count <= 0`, `not count`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return dotted(test.operand)
+    if (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.LtE))
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0
+    ):
+        return dotted(test.left)
+    return None
 
 
 def _before(parents: Parents, stmt: ast.stmt, name: str) -> ast.expr | None:

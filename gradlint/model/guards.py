@@ -191,10 +191,13 @@ def _is_flag(test: ast.expr) -> bool:
 
 def make_guard(
     node: ast.stmt, test: ast.expr, holds: bool, resolve: Resolver, in_caller: ast.expr | None = None,
-    sets: tuple[FlagSet, ...] = (),
+    sets: tuple[FlagSet, ...] = (), window_test: ast.expr | None = None,
 ) -> Guard:
+    """`window_test`: what the window is read from where the test says it only with the code
+    around it (a countdown's `count == 0` is `count % N == 0`)."""
     # an `assert` states what holds from there on (`assert scaler is not None`): never a window's test
-    polarity, boundary = _boundary(test, resolve, depth=0) if not isinstance(node, ast.Assert) else (True, None)
+    read = window_test if window_test is not None else test
+    polarity, boundary = _boundary(read, resolve, depth=0) if not isinstance(node, ast.Assert) else (True, None)
     if boundary is None:
         return Guard(node, test, holds, in_caller=in_caller, sets=sets)
     at_end = polarity == holds
