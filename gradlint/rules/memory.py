@@ -35,11 +35,11 @@ class LossKeptWithGraph(Rule):
             for stmt, total, loss in _running_sums(model, loop.node, losses, _returning_their_loss(model, loop)):
                 if method and not total.startswith("self."):
                     continue
-                if id(stmt) in seen or _backpropagated(model, total) or _reset_each_iteration(model, loop.node, stmt, total):
+                if id(stmt) in seen or _backpropagated(model, _holder(total)) or _reset_each_iteration(model, loop.node, stmt, total):
                     continue
                 seen.add(id(stmt))
                 name = dotted(loss) or model.source(loss)  # `train_step(batch)` returning its loss
-                keep = "detach()" if _used_as_tensor(model, total) else "item()"
+                keep = "detach()" if _used_as_tensor(model, _holder(total)) else "item()"
                 reset = _later_reset(loop.node, stmt, total)
                 each = "call's" if method else "iteration's"
                 held = (
@@ -156,12 +156,12 @@ def _returning_their_loss(model: ModuleModel, loop) -> set[int]:
 
 
 def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str], loss_calls: set[int]):
-    """(statement, total, loss node) for `total += loss` and `total = total + loss` in the loop,
-    where `loss` is (a size-weighted) tensor that backward() ran on, or the call of a helper
-    returning the loss it ran backward on (`loss_calls`)."""
+    """(statement, total, loss node) for `total += loss` and `total = total + loss` in the loop
+    (`totals['loss'] += loss` too), where `loss` is (a size-weighted) tensor that backward() ran
+    on, or the call of a helper returning the loss it ran backward on (`loss_calls`)."""
     for stmt in ast.walk(loop):
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
-            total, value = dotted(stmt.target), stmt.value
+            total, value = _spelled_total(stmt.target), stmt.value
         elif (
             isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.BinOp)
             and isinstance(stmt.value.op, ast.Add) and dotted(stmt.value.left) == dotted(stmt.targets[0])
@@ -172,6 +172,24 @@ def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str], loss_cal
         loss = value if id(value) in loss_calls else _loss_term(value, losses)
         if total and loss is not None and total not in losses and not _converted_before(model, loop, loss, stmt.lineno):
             yield stmt, total, loss
+
+
+def _spelled_total(target: ast.expr) -> str | None:
+    """`total`, `self.total`, or an entry of a dict of totals read with a constant key
+    (`loss_dict['train_loss']`)."""
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and dotted(target.value):
+        return f"{dotted(target.value)}[{target.slice.value!r}]"
+    return dotted(target)
+
+
+def _holder(total: str) -> str:
+    """The name holding a total: the dict of `loss_dict['train_loss']`, the total itself else."""
+    return total.split("[", 1)[0]
+
+
+def _written(target: ast.expr, total: str) -> bool:
+    """An assignment to the total, or to the dict holding it."""
+    return _spelled_total(target) in (total, _holder(total))
 
 
 def _converted_before(model: ModuleModel, loop: ast.stmt, loss: ast.expr, line: int) -> bool:
@@ -266,8 +284,8 @@ def _reset_each_iteration(model: ModuleModel, loop: ast.stmt, stmt: ast.stmt, to
         block = model.parents.block.get(node, [])
         before = block[: block.index(node)] if node in block else []
         if any(
-            isinstance(s, ast.Assign) and any(dotted(t) == total for t in s.targets)
-            and not any(dotted(n) == total for n in ast.walk(s.value))
+            isinstance(s, ast.Assign) and any(_written(t, total) for t in s.targets)
+            and not any(dotted(n) == _holder(total) for n in ast.walk(s.value))
             for s in before
         ):
             return True
@@ -282,8 +300,8 @@ def _later_reset(loop: ast.stmt, stmt: ast.stmt, total: str) -> ast.Assign | Non
         (
             node for node in ast.walk(loop)
             if isinstance(node, ast.Assign) and node.lineno > stmt.lineno
-            and any(dotted(t) == total for t in node.targets)
-            and not any(dotted(n) == total for n in ast.walk(node.value))
+            and any(_written(t, total) for t in node.targets)
+            and not any(dotted(n) == _holder(total) for n in ast.walk(node.value))
         ),
         None,
     )
