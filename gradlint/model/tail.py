@@ -117,6 +117,12 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     if dotted(source) is None or _endless(model, loop, source):
         return None
     resets = _set_before(model, loop, counter)
+    if not resets and _counts_across_epochs(model, loop, counter):
+        # set before the epoch loop and counted up here only: where an epoch starts in a window
+        # is not known, the window straddles epochs unless the gradients are cleared between them
+        steps = [stmt for stmt in loop.body if _counts_one_up(stmt, counter)]
+        assigned = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
+        return (counter, None, source, False) if len(steps) == 1 and len(assigned) == 1 else None
     reset = _int_assigned(resets[-1], counter) if resets else _passed_integer(model, loop, counter)
     steps = [i for i, stmt in enumerate(loop.body) if _counts_one_up(stmt, counter)]
     assignments = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
@@ -133,6 +139,22 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     if tested is None or tested == steps[0]:
         return None
     return counter, reset + 1 if steps[0] < tested else reset, source, bool(restarts)
+
+
+def _counts_across_epochs(model: "ModuleModel", loop: ast.For, counter: str) -> bool:
+    """`counter` is set to an integer before the loop around `loop` (the epoch loop) and assigned
+    nowhere in that loop outside `loop`."""
+    outer = next((n for n in model.parents.ancestors(loop) if isinstance(n, (ast.For, ast.While))), None)
+    if outer is None or model.parents.scope_of(outer) is not model.parents.scope_of(loop):
+        return False
+    resets = _set_before(model, outer, counter)
+    if not resets or _int_assigned(resets[-1], counter) is None:
+        return False
+    inside = {id(n) for n in ast.walk(loop)}
+    return not any(
+        isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n) and id(n) not in inside
+        for n in ast.walk(outer)
+    )
 
 
 def _counted_in_else(test: ast.stmt, counter: str) -> bool:

@@ -223,6 +223,12 @@ class DroppedTailMicroBatches(LoopRule):
                 f"the step comes on the first micro-batch of each window, so when `{length} - 1` is not a "
                 f"multiple of `{factor}`, the micro-batches after the epoch's last step never reach one"
             )
+        elif tail.start is None:
+            which = (
+                f"`{tail.counter}` counts on across epochs, so an epoch ends inside a window unless the "
+                f"micro-batches counted so far are a multiple of `{factor}`, and the micro-batches "
+                "since its last step never reach one"
+            )
         else:
             which = f"when `{length}` is not a multiple of `{factor}`, the last micro-batches of every epoch never reach a step"
         message = f"{when}: {which}; {fate}"
