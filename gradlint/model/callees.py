@@ -177,30 +177,38 @@ def class_of_instance(module: "ModuleModel", value: ast.expr | None) -> tuple["M
     return class_named(module, built.func)
 
 
-def classes_of_instance(module: "ModuleModel", value: ast.expr | None) -> list[tuple["ModuleModel", ast.ClassDef]]:
+def classes_of_instance(
+    module: "ModuleModel", value: ast.expr | None, cls: ast.ClassDef | None = None,
+) -> list[tuple["ModuleModel", ast.ClassDef]]:
     """The classes whose constructor call may have produced `value`: the one of `Net()`, each
     class of a registry for `TRAINERS[name](args)`, or what either side of a conditional
-    expression builds (`Masking(optimizer) if args.sparse else None`)."""
+    expression builds (`Masking(optimizer) if args.sparse else None`). `cls`: the class whose
+    code holds `value`, for a factory method it calls on `self`."""
     if isinstance(value, ast.IfExp):
-        return [*classes_of_instance(module, value.body), *classes_of_instance(module, value.orelse)]
+        return [*classes_of_instance(module, value.body, cls), *classes_of_instance(module, value.orelse, cls)]
     built = class_of_instance(module, value)
     if built is not None:
         return [built]
     if not isinstance(value, ast.Call):
         return []
-    return _registry_classes(module, constructor(value).func) or _factory_classes(module, value)
+    return _registry_classes(module, constructor(value).func) or _factory_classes(module, value, cls)
 
 
-def _factory_classes(module: "ModuleModel", call: ast.Call) -> list[tuple["ModuleModel", ast.ClassDef]]:
-    """`build_trainer(cfg, ...)`, a project function each of whose returns builds an instance of
-    a class the model can read (`return YoloTrainer(...)` on one branch, `return RTDetrTrainer(...)`
-    on another): the classes it may build."""
-    if not isinstance(call.func, ast.Name):
+def _factory_classes(module: "ModuleModel", call: ast.Call, cls: ast.ClassDef | None) -> list[tuple["ModuleModel", ast.ClassDef]]:
+    """`build_trainer(cfg, ...)`, a project function (or `self._init_scheduler(...)`, a method of
+    the class) each of whose returns builds an instance of a class the model can read (`return
+    YoloTrainer(...)` on one branch, `return RTDetrTrainer(...)` on another): the classes it may
+    build."""
+    on_self = cls is not None and isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
+    if not isinstance(call.func, ast.Name) and not on_self:
         return []
 
     def compute():
-        callee = resolve_callee(module, call, CallContext(module, module.tree, None))
-        if callee is None or not isinstance(callee.function, FUNCTIONS) or callee.cls is not None:
+        if on_self:
+            callee = find_method(module, cls, call.func.attr)
+        else:
+            callee = resolve_callee(module, call, CallContext(module, module.tree, None))
+        if callee is None or not isinstance(callee.function, FUNCTIONS) or (callee.cls is not None and not on_self):
             return []
         returns = callee.module.returns(callee.function)
         classes = [class_of_instance(callee.module, _built_value(callee.module, r, callee.function)) for r in returns]
@@ -432,7 +440,7 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
     if name is None:
         return []
     values = _assigned_values(module, name, context)
-    found = [c for v in values for c in classes_of_instance(module, v)]
+    found = [c for v in values for c in classes_of_instance(module, v, context.cls)]
     copied = _copied_name(module, name, context.scope) if not found and len(values) == 1 and "." not in name else None
     if copied is not None:  # `scaler_ae = loss_scaler`: what the name it copies holds
         return _instance_classes(module, copied, context, follow_callers)
