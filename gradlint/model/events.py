@@ -51,7 +51,7 @@ class Kind(Enum):
 
 STEPS = (Kind.STEP, Kind.SCALER_STEP)
 SELF_CALL = re.compile(r"self(?<!\wself)\.(\w+)\(")  # `self.model(x)`: an attribute called
-SELF_ARGUMENT = re.compile(r"[(,=][ \t]*self\.(\w+)[ \t]*[,)]")  # `f(self.model, x)`: an attribute handed over
+SELF_ARGUMENT = re.compile(r"[(,=]\s*self\.(\w+)\s*[,)]")  # `f(self.model, x)`: an attribute handed over
 CLIPPER_CLASS = re.compile(r"clipper|grad\w*clip", re.IGNORECASE)  # `GradientClipper`, not CLIP the model
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 NO_SYNC_ATTRIBUTES = frozenset({"no_sync", "require_backward_grad_sync", "set_requires_gradient_sync", "no_backward_sync"})
@@ -64,6 +64,9 @@ GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
 # builtins that call what they are given (`map(ddp_model, chunks)`)
 CALLING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "iter"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
+# what a function handed a DDP model must spell on it to run it or switch its sync
+RUNNING_ATTRIBUTES = frozenset({"forward", "__call__", "no_sync", "require_backward_grad_sync", "require_forward_param_sync", "join"})
+INSPECTING_BUILTINS = frozenset({"isinstance", "hasattr", "getattr", "type", "id", "print", "repr", "str"})
 # what a framework's engine does without touching gradients
 ENGINE_INERT_METHODS = frozenset({
     "train", "eval", "parameters", "named_parameters", "state_dict", "load_state_dict",
@@ -591,8 +594,15 @@ class EventWalker:
             return  # `evaluate(ddp_model)`, `save(ddp_model)`: nothing flows on
         if _stores_or_inspects(self.frame.module, call.func):
             return  # `dict(model=ddp_model, ...)`, `isinstance(ddp_model, DDP)`: no forward
+        callee = resolve_callee(self.frame.module, call, self.frame.context)
+        # a function of the project (not a method: a subclass may override it) the model reads
+        readable = callee is not None and callee.cls is None and isinstance(callee.function, FUNCTION_TYPES)
+        bound = bind_arguments(callee, call) if readable else {}
         for argument in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(argument, (ast.Name, ast.Attribute)) and self._role(argument) is Role.DDP_MODEL:
+                handed = [p for p, given in bound.items() if given is argument]
+                if handed and all(_only_reads(callee.function, p) for p in handed):
+                    continue  # `_state_dict(model)`, a project function that only reads its attributes
                 # `with ddp_sync(ddp, last):` may well switch the sync: the model cannot tell
                 context = isinstance(stmt, (ast.With, ast.AsyncWith)) and any(i.context_expr is call for i in stmt.items)
                 if context and (self.frame.module.imports.qualname(call.func) or "").startswith("torch."):
@@ -866,6 +876,24 @@ def _stores_or_inspects(module: "ModuleModel", func: ast.expr) -> bool:
     return module.imports.origin(func.id) is None and func.id not in module.functions and func.id not in module.classes
 
 
+def _only_reads(function: ast.AST, parameter: str) -> bool:
+    """The function only reads attributes of its parameter (`model.state_dict()`, `model.module`),
+    inspects it (`isinstance(model, dict)`) or returns it: it never runs it, switches its sync or
+    hands it on."""
+    harmless: set[int] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr not in RUNNING_ATTRIBUTES:
+            harmless.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in INSPECTING_BUILTINS:
+            harmless.update(id(a) for a in node.args)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            harmless.add(id(node.value))
+    return all(
+        id(node) in harmless for node in ast.walk(function)
+        if isinstance(node, ast.Name) and node.id == parameter and isinstance(node.ctx, ast.Load)
+    )
+
+
 def _ddp_lines(frame: Frame) -> list[int]:
     """The lines of the frame's function (or module) that name a DDP model only the frame can
     see, found once per frame: the walk asks of every compound statement, nested ones again."""
@@ -931,6 +959,14 @@ def _ddp_lines(frame: Frame) -> list[int]:
             calls.setdefault(line_of(match.start()), []).append(match.group(1))
         return calls
 
+    def self_arguments() -> dict[int, list[str]]:
+        """Line -> the attributes of `self` it hands to a call (`f(self.model, x)`), at the
+        line of the attribute."""
+        handed: dict[int, list[str]] = {}
+        for match in SELF_ARGUMENT.finditer(text):
+            handed.setdefault(line_of(match.start(1)), []).append(match.group(1))
+        return handed
+
     def spelled_on(word: str, name: str) -> dict[int, list[str]]:
         return {line_of(offset): [name] for offset in occurrences(text, [word])}
 
@@ -964,6 +1000,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
     tests += [(spelled_on(f"self.{attribute}(", attribute), constructed_or_held) for attribute in attributes]
     if mixin:  # `self` of a subclass in another module: its names are read there
         tests.append((self_called, combined_ddp))
+        tests.append((self_arguments(), combined_ddp))  # `self._logprobs(self.model, x)`
     candidates = sorted({number for spelled, _ in tests for number in spelled})
     return [number for number in candidates if any(ask(name) for spelled, ask in tests for name in spelled.get(number, ()))]
 
@@ -1023,15 +1060,17 @@ def _wraps_attributes(frame: Frame) -> bool:
 
 def _calls_held_ddp(callee) -> bool:
     """A method calling `self.model(x)` where `self.model` is a DDP model its module cannot
-    name: one another base of a mixin's combining classes wraps, or one every construction of
-    its class passes (`SegActor(net=ddp_net)`, whose `__call__` the trainer's `self.actor(data)`
-    runs). It runs the forward, though nothing in its module names gradients or a DDP model."""
+    name: one another base of a mixin's combining classes wraps, one a base class of another
+    module wraps, or one every construction of its class passes (`SegActor(net=ddp_net)`, whose
+    `__call__` the trainer's `self.actor(data)` runs). It runs the forward, though nothing in its
+    module names gradients or a DDP model."""
     if callee.cls is None or isinstance(callee.function, ast.Lambda):
         return False
     module, cls, function = callee.module, callee.cls, callee.function
 
     def held_ddp(name: str) -> bool:
-        return (combined_role(module, cls, name) or constructor_role(module, cls, name)) is Role.DDP_MODEL
+        role = combined_role(module, cls, name) or constructor_role(module, cls, name) or inherited_role(module, cls, f"self.{name}")
+        return role is Role.DDP_MODEL
 
     def calls_it(method: ast.AST, seen: set[int]) -> bool:
         seen.add(id(method))

@@ -86,6 +86,7 @@ class Roles:
         elsewhere: list[tuple[list[ast.expr], str]] = []  # built by a function of another project module
         ddp_subclasses = _ddp_subclasses(model)
         prepared: list[tuple[list[ast.expr], ast.Call]] = []  # `accelerator.prepare(...)` calls
+        built_at: dict[str, list[tuple[ast.AST, int]]] = defaultdict(list)  # name -> (scope, line) of its constructions
         # a model `accelerator.prepare` wrapped (DDP when several processes run) -> the accelerator
         self.prepared_by: dict[str, str] = {}
         # a model a library call wraps in DDP only when several processes run -> that call, spelled
@@ -105,6 +106,7 @@ class Roles:
                         self._assign(targets, role)
                         for name in filter(None, map(dotted, targets)):
                             self.constructors[name].append(constructor)
+                            built_at[name].append((model.parents.scope_of(node), node.lineno))
                             if qualname in DISTRIBUTED_WRAPPERS:
                                 self.wrapped_by[name] = dotted(constructor.func) or qualname
                             elif role is Role.DDP_MODEL and constructor is node.value and _unconditional(model, node):
@@ -117,6 +119,7 @@ class Roles:
                         prepared.append((targets, constructor))
                     elif qualname and model.project is not None:
                         elsewhere.append((targets, qualname))
+        self._kept_on_self(model, built_at)
         for targets, qualname in elsewhere:  # `model = smart_DDP(model)` from utils/torch_utils.py
             returned = model.project.returned_roles(model, qualname)
             self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
@@ -134,6 +137,20 @@ class Roles:
         for name, called in usage.items():
             if name not in self._roles:
                 self._roles.update(_role_from_usage(name, called))
+
+    def _kept_on_self(self, model: "ModuleModel", built_at: dict[str, list[tuple[ast.AST, int]]]) -> None:
+        """`self.model = model` after `model = DDP(model, ...)` earlier in the same function (on
+        one branch maybe: `if args.fsdp: ... else: model = DDP(...)`): the attribute holds what
+        the local may hold."""
+        for node in model.statements:
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name)):
+                continue
+            target, local = dotted(node.targets[0]), node.value.id
+            if not target or not target.startswith("self.") or target in self._roles or local not in self._roles:
+                continue
+            scope = model.parents.scope_of(node)
+            if any(where is scope and line < node.lineno for where, line in built_at.get(local, ())):
+                self._assign(node.targets, self._roles[local])
 
     def _from_prepare(self, targets: list[ast.expr], call: ast.Call, usage: dict[str, set[str]]) -> None:
         """`model, optimizer, loader = accelerator.prepare(model, optimizer, loader)`: what it

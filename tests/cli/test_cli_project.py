@@ -3171,3 +3171,153 @@ def test_a_project_subclass_of_ddp_a_base_trainer_of_another_module_wraps_the_mo
     assert plain != DDP_SUBCLASS_MODULE
     (workdir / "pkg/utils/ddp.py").write_text(textwrap.dedent(plain))
     assert codes(check(gradlint, "pkg/trainers/xvector_trainer.py")) == []
+
+
+WRAPPING_BASE_TRAINER = '''
+import torch
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from utils.checkpoint import save_checkpoint
+
+
+class BaseTrainer:
+    def __init__(self, args, model):
+        self.args = args
+        self.distributed = args.world_size > 1
+        self.local_rank = args.local_rank
+        self.model = model
+        self.raw_model = model
+
+    def wrap_distributed(self, model, compile_model=False):
+        if compile_model:
+            model = torch.compile(model)
+        if self.distributed:
+            if getattr(self.args, "fsdp", False):
+                model = FSDP(model)
+            else:
+                model = DDP(model, device_ids=[self.local_rank])
+            self.raw_model = model.module
+        self.model = model
+        return model
+
+    def save(self, step):
+        save_checkpoint(self.model, self.optimizer, step, self.args.out_dir)
+'''
+
+CHECKPOINT_HELPERS = '''
+import torch
+
+
+def _state_dict(model_or_state):
+    if isinstance(model_or_state, dict):
+        return model_or_state
+    return model_or_state.state_dict()
+
+
+def save_checkpoint(model, optimizer, step, out_dir):
+    state = {"model": _state_dict(model), "optimizer": optimizer.state_dict(), "step": step}
+    torch.save(state, f"{out_dir}/ckpt_{step}.pt")
+'''
+
+PRETRAIN_TRAINER = '''
+import torch
+
+from training.trainer_base import BaseTrainer
+from utils.checkpoint import _state_dict
+
+
+class PretrainTrainer(BaseTrainer):
+    def __init__(self, args, model, loader, ema):
+        super().__init__(args, model)
+        self.loader = loader
+        self.ema = ema
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+        self.wrap_distributed(self.model, compile_model=args.compile)
+
+    def _forward(self, batch):
+        input_ids, targets = batch
+        logits, loss = self.model(input_ids, targets)
+        return loss
+
+    def train(self):
+        accum = self.args.gradient_accumulation_steps
+        micro_step = 0
+        for batch in self.loader:
+            loss = self._forward(batch) / accum
+            loss.backward()
+            self.ema.update(_state_dict(self.model))
+            micro_step += 1
+            if micro_step % accum == 0:
+                self.optimizer.step()
+                self.optimizer.zero_grad(set_to_none=True)
+'''
+
+GRPO_TRAINER = '''
+import torch
+
+from training.trainer_base import BaseTrainer
+
+
+class GRPOTrainer(BaseTrainer):
+    def __init__(self, args, model, prompts):
+        super().__init__(args, model)
+        self.prompts = prompts
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+        self.wrap_distributed(self.model)
+
+    def _logprobs_impl(self, model, sequences):
+        logits = model(sequences)
+        return torch.log_softmax(logits, dim=-1)
+
+    def _batch_logprobs(self, model, sequences):
+        return self._logprobs_impl(model, sequences)
+
+    def grpo_loss(self, rollout):
+        new_logprobs = self._batch_logprobs(
+            self.model, rollout["sequences"]
+        )
+        ratio = torch.exp(new_logprobs - rollout["old_logprobs"])
+        return -(ratio * rollout["advantages"]).mean()
+
+    def train(self):
+        accum = self.args.gradient_accumulation_steps
+        for step, rollout in enumerate(self.prompts):
+            loss = self.grpo_loss(rollout) / accum
+            loss.backward()
+            if (step + 1) % accum == 0 or step + 1 == len(self.prompts):
+                self.optimizer.step()
+                self.optimizer.zero_grad(set_to_none=True)
+'''
+
+
+def test_a_model_a_base_trainer_of_another_module_wraps_in_ddp_on_one_branch_and_keeps_on_self(workdir, gradlint):
+    """nanoGPT-style: the base trainer (another module) wraps the model it is handed in DDP on
+    one branch (FSDP on another) and keeps the local on `self.model`. One subclass runs the
+    forward through its own `self._forward(batch)`, another hands `self.model` (on a line of its
+    own) to a helper that runs it; both accumulate without no_sync: GL401 naming `self.model`.
+    With the forward and backward under no_sync, silent: the EMA update reading the model's
+    state dict on every micro-batch through a checkpoint helper is no forward."""
+    files = {
+        "training/__init__.py": "",
+        "training/trainer_base.py": WRAPPING_BASE_TRAINER,
+        "training/train_pretrain.py": PRETRAIN_TRAINER,
+        "training/train_grpo.py": GRPO_TRAINER,
+        "utils/__init__.py": "",
+        "utils/checkpoint.py": CHECKPOINT_HELPERS,
+    }
+    project(workdir, files)
+    run = check(gradlint, "training")
+    assert sorted(codes(run)) == [("train_grpo.py", "GL401"), ("train_pretrain.py", "GL401")], run
+    assert run.stdout.count("`self.model` is DistributedDataParallel") == 2, run.stdout
+    synced = PRETRAIN_TRAINER.replace(
+        "            loss = self._forward(batch) / accum\n"
+        "            loss.backward()\n",
+        "            last = (micro_step + 1) % accum == 0\n"
+        "            with contextlib.nullcontext() if last else self.model.no_sync():\n"
+        "                loss = self._forward(batch) / accum\n"
+        "                loss.backward()\n",
+    ).replace("import torch\n", "import contextlib\n\nimport torch\n", 1)
+    assert synced != PRETRAIN_TRAINER
+    (workdir / "training/train_pretrain.py").write_text(textwrap.dedent(synced))
+    assert codes(check(gradlint, "training/train_pretrain.py")) == []

@@ -495,3 +495,43 @@ def test_import_lines_are_read_at_the_lines_that_spell_import_only():
     expected = [m.groups() for m in IMPORT_LINE.finditer(text)]
     assert [m.groups() for m in _import_lines(text)] == expected
     assert [m.group(0).split()[0] for m in _import_lines(text)] == ["import", "import", "from", "from", "import", "from"]
+
+
+def test_a_project_function_that_only_reads_the_ddp_model_it_is_handed_runs_no_forward(tmp_path):
+    """`ema.update(_state_dict(model))` hands the DDP model to a function of another module that
+    only inspects it and reads its state dict: no forward. One there that calls what it is
+    handed runs the forward."""
+    from gradlint.model import Kind, ModuleModel
+
+    train = """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        from checkpoint import _state_dict, run_model
+
+
+        def train(model, loader, opt, ema):
+            model = DDP(model)
+            for x in loader:
+                ema.update(_state_dict(model))
+                loss = run_model(model, x)
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+        """
+    checkpoint = """
+        def _state_dict(model_or_state):
+            if isinstance(model_or_state, dict):
+                return model_or_state
+            return model_or_state.state_dict()
+
+
+        def run_model(model, x):
+            return model(x).mean()
+        """
+    root = write(tmp_path, {"pyproject.toml": "", "train.py": train, "checkpoint.py": checkpoint})
+    source = (root / "train.py").read_text()
+    model = ModuleModel(ast.parse(source), source, ProjectContext(root / "train.py", project=Project(root)))
+    (loop,) = model.loops
+    forwards = [ast.unparse(e.anchor) for e in loop.of(Kind.FORWARD)]
+    assert forwards == ["run_model(model, x)"], forwards
