@@ -15,7 +15,7 @@ from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
-from gradlint.model.values import class_setting, reassigned
+from gradlint.model.values import class_setting, dict_setting, instance_setting, reassigned
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -405,6 +405,11 @@ class TrainingLoop:
         """`accum_steps = 1`: a factor whose every assignment here is 1 (a parameter also takes
         what callers pass: `if warmup: accumulate = 1` is one of its values)."""
         name = dotted(factor)
+        if isinstance(factor, ast.Subscript) and isinstance(factor.value, ast.Name) and isinstance(factor.slice, ast.Constant):
+            settings = factor.value.id  # `CFG['grad_accum']` of a module-level settings dict
+            local = settings in parameter_names(self.scope) or self.model.scope(self.scope).assignments.get(settings)
+            values = [] if local and self.scope is not self.model.tree else dict_setting(self.model, settings, factor.slice.value)
+            return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
         if name is None:
             return False
         if name in parameter_names(self.scope):
@@ -438,9 +443,14 @@ class TrainingLoop:
             return self.model.project.setting(self.model, f"{imported}.{factor.attr}")  # `config.ACCUM_STEPS` of a project module
         if isinstance(factor.value, ast.Name) and self.model.classes.get(factor.value.id) is not None:
             built = (self.model, self.model.classes[factor.value.id])
+        elif reassigned(self.model, dotted(factor)):
+            return []  # `CFG.accum = args.accum` on the instance
         else:
             value, scope, _ = self.model.values.reaching_value(factor.value, self.scope, factor.lineno) if owner else (None, None, 0)
-            built = class_of_instance(self.model, value) if isinstance(value, ast.Call) and not value.args and not value.keywords else None
+            built = class_of_instance(self.model, value) if isinstance(value, ast.Call) else None
+            if built is not None and built[0] is self.model and (value.args or value.keywords):
+                # `cfg = Config(d=param)` copying a settings dict's items; other arguments may set the field
+                return instance_setting(self.model, value, built[1], factor.attr)
         if built is None:
             return []
         module, cls = built

@@ -294,10 +294,73 @@ def module_setting(model: "ModuleModel", name: str) -> list[ast.expr]:
 def class_setting(model: "ModuleModel", cls: ast.ClassDef, field: str) -> list[ast.expr]:
     """The values the body of the module's namespace class `cls` gives `field` (`accum_iter = 1`
     in `class CFG:`), when no method sets the field on `self` and no code of the module assigns
-    `CFG.accum_iter` (a main's `CFG.accum_iter = args.accum`); [] otherwise."""
-    if field in model.class_attributes(cls) or reassigned(model, f"{cls.name}.{field}"):
+    `CFG.accum_iter` (a main's `CFG.accum_iter = args.accum`); or the one value its `__init__`
+    gives it from a constant of the module (`self.accum = accum`, a notebook's `accum = 1`
+    parameters cell); [] otherwise."""
+    if reassigned(model, f"{cls.name}.{field}"):
         return []
+    if field in model.class_attributes(cls):
+        return _set_from_a_constant(model, cls, field)
     return class_body_values(cls, field)
+
+
+def dict_setting(model: "ModuleModel", name: str, key: str) -> list[ast.expr]:
+    """The value a module-level dict of settings gives `key` (`param = {'accum': 1, ...}`, a
+    notebook's parameters cell), when the module assigns the name once and writes none of its
+    elements anywhere; [] otherwise."""
+    assigned = model.scope(model.tree).assignments.get(name, ())
+    settings = assigned[0].value if len(assigned) == 1 and isinstance(assigned[0], ast.Assign) else None
+    if not isinstance(settings, ast.Dict) or len(_assigned_anywhere(model).get(name, ())) != 1:
+        return []  # assigned again somewhere
+    if any((target := element_target(stmt)) is not None and dotted(target.value) == name for stmt in model.statements):
+        return []  # `param['accum'] = args.accum` somewhere
+    return [v for k, v in zip(settings.keys, settings.values) if isinstance(k, ast.Constant) and k.value == key]
+
+
+def _copies_a_dict(init: ast.FunctionDef) -> str | None:
+    """The parameter whose items `__init__` sets on `self` (`for k, v in d.items(): setattr(self,
+    k, v)`), when that is all it does."""
+    match init.body:
+        case [ast.For(
+            target=ast.Tuple(elts=[ast.Name(id=key), ast.Name(id=value)]),
+            iter=ast.Call(func=ast.Attribute(value=ast.Name(id=given), attr="items"), args=[]),
+            body=[ast.Expr(value=ast.Call(func=ast.Name(id="setattr"), args=[ast.Name(id="self"), ast.Name(id=k2), ast.Name(id=v2)]))],
+        )] if (k2, v2) == (key, value) and given in parameter_names(init):
+            return given
+    return None
+
+
+def instance_setting(model: "ModuleModel", built: ast.Call, cls: ast.ClassDef, field: str) -> list[ast.expr]:
+    """`cfg.accum` where `cfg = Config(d=param)` and `Config.__init__` sets each item of `d` on
+    `self`: what the module's settings dict `param` gives the key."""
+    init = model.methods(cls).get("__init__")
+    parameter = _copies_a_dict(init) if isinstance(init, ast.FunctionDef) else None
+    if parameter is None:
+        return []
+    positional = [a.arg for a in init.args.args[1:]]
+    given = next((k.value for k in built.keywords if k.arg == parameter), None)
+    if given is None and parameter in positional and positional.index(parameter) < len(built.args):
+        given = built.args[positional.index(parameter)]
+    return dict_setting(model, given.id, field) if isinstance(given, ast.Name) else []
+
+
+def _set_from_a_constant(model: "ModuleModel", cls: ast.ClassDef, field: str) -> list[ast.expr]:
+    """`self.field = NAME` (or a literal) at the top of `__init__`, the only assignment of the
+    field in the class, `NAME` set once at module level and no parameter of `__init__`."""
+    init = model.methods(cls).get("__init__")
+    setting = [
+        stmt for method in model.methods(cls).values()
+        for stmt in model.scope(method).assignments.get(f"self.{field}", ())
+    ]
+    if init is None or len(setting) != 1 or len(model.class_attributes(cls)[field]) != 1:
+        return []  # set elsewhere too, or by a base class
+    if setting[0] not in init.body or not isinstance(setting[0], ast.Assign):
+        return []
+    value = setting[0].value
+    if isinstance(value, ast.Name) and value.id not in parameter_names(init):
+        module_level = model.scope(model.tree).assignments.get(value.id, ())
+        value = module_level[0].value if len(module_level) == 1 and isinstance(module_level[0], ast.Assign) else None
+    return [value] if isinstance(value, ast.Constant) else []
 
 
 def reassigned(model: "ModuleModel", name: str) -> bool:
