@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 
-from gradlint.fixplan import FixPlan, InsertStatement, MoveStatement, Position, ReplaceExpression, WrapStatements
+from gradlint.fixplan import FixPlan, InsertStatement, MoveStatement, Position, RemoveStatement, ReplaceExpression, WrapStatements
 from gradlint.sources.document import split_lines
 
 BODIES = ("body", "orelse", "finalbody")
@@ -99,6 +99,7 @@ def feasible(tree: ast.Module, text: str, plan: FixPlan) -> bool:
     blocks = _blocks(tree, text)
     removed: dict[int, tuple[list[ast.stmt], set[int]]] = {}
     filled: set[int] = set()
+    gone_with_their_statement: set[int] = set()  # blocks of statements the plan removes
     for operation in plan.operations:
         if isinstance(operation, MoveStatement):
             moved, anchor = blocks.alone(operation.statement), blocks.alone(operation.anchor)
@@ -115,6 +116,14 @@ def feasible(tree: ast.Module, text: str, plan: FixPlan) -> bool:
             first, last = blocks.alone(operation.first), blocks.alone(operation.last)
             if first is None or last is None or first[0] is not last[0] or first[1] > last[1]:
                 return False
+        elif isinstance(operation, RemoveStatement):
+            statement = blocks.alone(operation.statement)
+            if statement is None:
+                return False
+            owner = statement[0][statement[1]]
+            gone_with_their_statement.update(id(getattr(owner, name)) for name in BODIES if getattr(owner, name, None))
         elif isinstance(operation, ReplaceExpression) and not blocks.holds(operation.expression, operation.original):
             return False
-    return all(len(gone) < len(block) or key in filled for key, (block, gone) in removed.items())
+    return all(
+        len(gone) < len(block) or key in filled or key in gone_with_their_statement for key, (block, gone) in removed.items()
+    )

@@ -199,19 +199,27 @@ class _Transformer(cst.CSTTransformer):
         self.after: dict[cst.CSTNode, list[tuple[cst.CSTNode, bool]]] = {}
         self.replaced: dict[cst.CSTNode, cst.CSTNode] = {}
         self.wraps: dict[cst.CSTNode, tuple[cst.CSTNode, str, tuple[str, ...]]] = {}
+        self._within_removed = 0  # inside a statement that goes: its blocks may end up empty
+
+    def on_visit(self, node) -> bool:
+        if node in self.removed:
+            self._within_removed += 1
+        return super().on_visit(node)
 
     def place(self, anchor: cst.CSTNode, where: str, node: cst.CSTNode, carried: bool) -> None:
         table = self.before if where == "before" else self.after
         table.setdefault(anchor, []).append((node, carried))
 
     def on_leave(self, original, updated):
+        if original in self.removed:
+            self._within_removed -= 1
         if original in self.replaced:
             return self.replaced[original]
         if isinstance(updated, (cst.IndentedBlock, cst.Module)):
             body = self._rebuild(original.body, updated.body)
-            if not body:
+            if not body and not self._within_removed:
                 raise FixError("the fix would leave a block empty")
-            return updated.with_changes(body=body)
+            return updated.with_changes(body=body) if body else updated
         return updated
 
     def _rebuild(self, originals, updates) -> list[cst.CSTNode]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from gradlint.fixplan import FixPlan, ReplaceExpression
+from gradlint.fixplan import FixPlan, MoveStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
+from gradlint.model.guards import negated_source
 from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.losses import running_counter_divisor
 from gradlint.rules.base import Finding, Rule
@@ -107,10 +108,66 @@ class ZeroGradInsideAccumulation(Rule):
                     f"for {factor} of them: each step sees only the gradients of the micro-batches "
                     "since the last zero_grad, not the whole window"
                 )
-                anchor = _after_every_step(model, loop, steps)
-                operation = move(model, loop, zero, anchor, "after") if anchor is not None else None
-                fix = FixPlan(f"Move {code(model, zero)} after the step", (operation,)) if operation else None
-                yield Finding(self.code, model.span(zero.anchor), message, fix)
+                yield Finding(self.code, model.span(zero.anchor), message, self._fix(model, loop, zero, steps))
+            for zero, cleared in _cleared_before_the_last_backward(loop, accumulation, steps):
+                test = model.inline_source(accumulation.guard.test) if accumulation.guard.holds else negated_source(accumulation.guard.test)
+                message = (
+                    f"{code(model, zero)} runs under `{test}`, the test of the step, before that "
+                    f"micro-batch's backward: it clears the gradients of the window's earlier "
+                    f"micro-batches, so {code(model, cleared)} sees only the last one's, not the "
+                    f"{factor} of the window; clear after the step"
+                )
+                yield Finding(self.code, model.span(zero.anchor), message, self._clear_at_the_step(model, loop, zero, steps))
+
+    @staticmethod
+    def _clear_at_the_step(model, loop, zero, steps) -> FixPlan | None:
+        """The clear taken out of its `if` (the step's own test) and put after the step, inside
+        the step's branch, where that test already holds."""
+        holder = model.parents.movable(zero.stmt)
+        anchor = _after_every_step(model, loop, steps)
+        if holder is zero.stmt or anchor is None or zero.elsewhere or zero.scope is not model.parents.scope_of(anchor):
+            return ZeroGradInsideAccumulation._fix(model, loop, zero, steps)
+        return FixPlan(f"Move {code(model, zero)} after the step", (
+            MoveStatement(model.position(zero.stmt), model.position(anchor), "after"),
+            RemoveStatement(model.position(holder)),
+        ))
+
+    @staticmethod
+    def _fix(model, loop, zero, steps) -> FixPlan | None:
+        anchor = _after_every_step(model, loop, steps)
+        operation = move(model, loop, zero, anchor, "after") if anchor is not None else None
+        return FixPlan(f"Move {code(model, zero)} after the step", (operation,)) if operation else None
+
+
+def _cleared_before_the_last_backward(loop, accumulation, steps):
+    """(clear, the step it spoils) for `if i % N == 0: zero_grad()` before the backward and
+    `if i % N == 0: step()` after it: on the window's last micro-batch the clear comes first."""
+    guard = accumulation.guard
+    if guard is None or guard.boundary is None:
+        return
+
+    window = ast.dump(_modulo_part(guard.test))
+
+    def at_the_step(event) -> bool:
+        return any(g.boundary is not None and g.holds == guard.holds and ast.dump(_modulo_part(g.test)) == window for g in event.guards)
+
+    backwards = [b for b in loop.on_path(Kind.BACKWARD) if accumulation.runs_every_micro_batch(b)]
+    for zero in loop.on_path(Kind.ZERO_GRAD):
+        if zero.inlined:
+            continue  # a helper's clear, spelled with its own names: which optimizer it clears is not read
+        stepped = [s for s in steps if at_the_step(s) and s.optimizer in (zero.optimizer, zero.target)]
+        if stepped and at_the_step(zero) and any(zero.order < b.order < stepped[-1].order for b in backwards):
+            yield zero, stepped[-1]
+
+
+def _modulo_part(test: ast.expr) -> ast.expr:
+    """The one part of `i % N == 0 or i + 1 == len(loader)` (or of an `and`) that takes a
+    modulo; the test itself otherwise."""
+    if isinstance(test, ast.BoolOp):
+        parts = [v for v in test.values if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(v))]
+        if len(parts) == 1:
+            return parts[0]
+    return test
 
 
 def _after_every_step(model, loop, steps):
