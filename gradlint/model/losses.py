@@ -462,6 +462,9 @@ class _Analysis:
                 isinstance(stmt.op, ast.Mult) and not _is_count(stmt.value)
             ):
                 return True
+            share = _adds_item_shares(stmt, scope)
+            if share is not None:  # `loss += term / len(terms)` over the terms: as raw as the term
+                return self.expr(share, scope, stmt.lineno, depth + 1)
             divided = isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, (ast.Div, ast.FloorDiv))
             if isinstance(stmt.op, ast.Add) and divided and self.expr(stmt.value, scope, stmt.lineno, depth + 1) is True:
                 return True  # `batch_loss += loss / accum_steps`: a sum of divided terms (not of weighted ones)
@@ -561,22 +564,42 @@ def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> b
     ):
         return False
     items = dotted(divisor.args[0])
-    for loop in ast.walk(scope):
-        if not isinstance(loop, ast.For):
-            continue
-        over = loop.iter
-        if isinstance(over, ast.Call) and dotted(over.func) in ("range", "enumerate") and len(over.args) == 1:
-            over = over.args[0]
-        # `zip(logits, labels)` yields as many items as each of them
-        iterated = over.args if isinstance(over, ast.Call) and dotted(over.func) == "zip" else [over]
-        if not any(
-            dotted(each) == items or (isinstance(each, ast.Call) and dotted(each.func) == "len" and each.args and dotted(each.args[0]) == items)
-            for each in iterated
-        ):
-            continue
-        if any(isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == total.id for s in ast.walk(loop)):
-            return True
-    return False
+    return any(
+        isinstance(loop, ast.For) and _iterates(loop, items)
+        and any(isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == total.id for s in ast.walk(loop))
+        for loop in ast.walk(scope)
+    )
+
+
+def _adds_item_shares(stmt: ast.AugAssign, scope: ast.AST) -> ast.expr | None:
+    """`loss_D += f(logit) / len(logits)` in a loop over `logits`: the mean of the items'
+    terms, added one share at a time; the term comes back."""
+    value = stmt.value
+    if not (
+        isinstance(stmt.op, ast.Add) and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div)
+        and isinstance(value.right, ast.Call) and dotted(value.right.func) == "len" and len(value.right.args) == 1
+        and dotted(value.right.args[0])
+    ):
+        return None
+    items = dotted(value.right.args[0])
+    holding = any(
+        isinstance(loop, ast.For) and _iterates(loop, items) and any(n is stmt for n in ast.walk(loop))
+        for loop in ast.walk(scope)
+    )
+    return value.left if holding else None
+
+
+def _iterates(loop: ast.For, items: str) -> bool:
+    """The loop runs once per item of `items` (`range(len(items))`, `enumerate(items)`, and
+    `zip(items, labels)` too)."""
+    over = loop.iter
+    if isinstance(over, ast.Call) and dotted(over.func) in ("range", "enumerate") and len(over.args) == 1:
+        over = over.args[0]
+    iterated = over.args if isinstance(over, ast.Call) and dotted(over.func) == "zip" else [over]
+    return any(
+        dotted(each) == items or (isinstance(each, ast.Call) and dotted(each.func) == "len" and each.args and dotted(each.args[0]) == items)
+        for each in iterated
+    )
 
 
 def _averages_written_terms(total: ast.expr, divisor: ast.expr) -> bool:
