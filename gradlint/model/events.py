@@ -887,7 +887,12 @@ def _only_reads(function: ast.AST, parameter: str) -> bool:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in INSPECTING_BUILTINS:
             harmless.update(id(a) for a in node.args)
         elif isinstance(node, ast.Return) and node.value is not None:
-            harmless.add(id(node.value))
+            returned = [node.value]
+            while returned:  # `return model.module if isinstance(model, DDP) else model`
+                value = returned.pop()
+                harmless.add(id(value))
+                if isinstance(value, ast.IfExp):
+                    returned += [value.body, value.orelse]
     return all(
         id(node) in harmless for node in ast.walk(function)
         if isinstance(node, ast.Name) and node.id == parameter and isinstance(node.ctx, ast.Load)

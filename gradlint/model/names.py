@@ -38,10 +38,14 @@ def with_names_replaced(expr: ast.expr, replace: Callable[[ast.Name], ast.expr |
     return Replace().visit(copy.deepcopy(expr))
 
 
+# FSDP's wrapper class, and the class `fully_shard` (FSDP2) makes a module an instance of
+SHARDED_CLASSES = frozenset({"FSDP", "FullyShardedDataParallel", "FSDPModule"})
+
+
 def names_sharded_class(expr: ast.AST | None) -> bool:
-    """`FSDP` / `FullyShardedDataParallel` (as imported or through a module): FSDP reads its sync
-    switch in the backward hooks, not in the forward as DDP does."""
-    return (dotted(expr) or "").rsplit(".", 1)[-1] in ("FSDP", "FullyShardedDataParallel") if expr is not None else False
+    """`FSDP` / `FullyShardedDataParallel` / `FSDPModule` (as imported or through a module): FSDP
+    reads its sync switch in the backward hooks, not in the forward as DDP does."""
+    return (dotted(expr) or "").rsplit(".", 1)[-1] in SHARDED_CLASSES if expr is not None else False
 
 
 def dotted(expr: ast.AST) -> str | None:

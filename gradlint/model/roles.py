@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import bisect
 import re
 from collections import defaultdict
@@ -189,13 +190,16 @@ class Roles:
 
     def _from_returns(self, targets: list[ast.expr], returns: list[tuple[Role | None, ...]]) -> None:
         """Roles of the targets from the roles, by position, of what each `return` gives: a
-        target takes a role every return agrees on."""
+        target takes a role every return agrees on, or DDP where the other returns give the
+        model as it was (`if use_ddp: return DDP(model)` ... `return model`), as `either` reads
+        a conditional expression."""
         for target in targets:
             elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
             for index, element in enumerate(elements):
                 roles = {_element(r, index, len(elements)) for r in returns}
-                if len(roles) == 1 and None not in roles and returns:
-                    self._assign([element], roles.pop())
+                agreed = functools.reduce(either, roles) if roles else None
+                if agreed is not None:
+                    self._assign([element], agreed)
 
     def of_value(self, value: ast.expr | None) -> Role | None:
         """The role of a value: an object built here, a name with a role, or a conditional
