@@ -369,7 +369,7 @@ class TrainingLoop:
             # `if update: backward(); step() else: with no_sync(): backward()`, where the other
             # side does not step too (`if fp32: backward(); step() else: scaled backward and step`)
             or (
-                any(guard.excludes(g) for b in backwards for g in b.guards)
+                any(guard.excludes(g) or _inside_the_window(g, guard) for b in backwards for g in b.guards)
                 and not any(guard.excludes(g) for s in self.of(*STEPS) for g in s.guards)
             )
         ):
@@ -718,6 +718,14 @@ def _excluded_off_boundary(event: Event, step: Event) -> bool:
     """`event` is on another branch from `step` for a reason other than the step's boundary
     test (the other side of `if amp:`, not the micro-batches between two steps)."""
     return any(a.excludes(b) for a in event.guards for b in step.guards if b.boundary is None)
+
+
+def _inside_the_window(guard: Guard, step_guard: Guard) -> bool:
+    """`guard` is the side of a window's test where its non-final micro-batches run, of the
+    window the step's test closes (`if i % N != 0: with no_sync(): ... backward()` beside `if
+    i % N == 0: ... backward(); step()`)."""
+    inside, end = guard.inside_window, step_guard.boundary
+    return inside is not None and end is not None and inside.counters == end.counters and ast.dump(inside.factor) == ast.dump(end.factor)
 
 
 def _split_by_window_test(one: Event, other: Event) -> bool:

@@ -270,7 +270,10 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
         source = _item_by_item(model, loop, source) or source
     if dotted(source) is None or _endless(model, loop, source):
         return None  # a generator, iter(...), zip(...): its length is not known
-    return target.elts[0].id, start, source
+    index = target.elts[0].id
+    if start is not None and loop.body and _counts_one_up(loop.body[0], index):
+        start += 1  # `index += 1` first thing in the body: counted from `start + 1`
+    return index, start, source
 
 
 def _endless(model: "ModuleModel", loop: ast.For, source: ast.expr) -> bool:

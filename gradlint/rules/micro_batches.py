@@ -238,6 +238,9 @@ class DroppedTailMicroBatches(LoopRule):
         counter = tail.position_of_last()
         if model.parents.scope_of(guard.node) is not loop.scope or counter is None:
             return None
+        backwards = loop.of(Kind.BACKWARD)
+        if any(guard in b.guards for b in backwards) and any(all(g.node is not guard.node for g in b.guards) for b in backwards):
+            return None  # the step's `if` runs its own backward beside another's: widened, the last micro-batch runs both
         # `i % N == 0 and not skip`: the tail joins the window's test, the other conditions stay
         test = window_part(guard.test) if guard.holds else guard.test
         original = model.source(test)

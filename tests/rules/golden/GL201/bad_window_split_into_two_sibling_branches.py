@@ -1,0 +1,25 @@
+import torch
+import torch.nn as nn
+
+
+def finetune(model, train_loader, optimizer, loss_fn, grad_acc, epochs):
+    """The window is two sibling branches: the non-final micro-batches run forward and backward
+    under no_sync, the last one runs its own forward and backward, then clips and steps. The loss
+    is never divided by the window."""
+    for epoch in range(epochs):
+        model.train()
+        for index, (data, labels) in enumerate(train_loader):
+            index += 1
+            data, labels = data.cuda(), labels.cuda()
+            if index % grad_acc != 0:
+                with model.no_sync():
+                    logits = model(data)
+                    loss = loss_fn(logits, labels)
+                    (loss / grad_acc).backward()  # expect: GL201
+            if index % grad_acc == 0:  # expect: GL205
+                logits = model(data)
+                loss = loss_fn(logits, labels)
+                (loss / grad_acc).backward()  # expect: GL201
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                optimizer.zero_grad()
