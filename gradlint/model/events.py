@@ -421,16 +421,22 @@ class EventWalker:
             self._backward(call, stmt, _divided(call.args[0], divisor), scaler=scaler, by_accelerator=True)
 
     def _accelerator_built(self, accelerator: ast.expr, call: ast.Call) -> ast.Call | None:
-        """The `Accelerator(...)` call that built the accelerator, when the model can see it."""
-        frame = self.frame
-        value, scope, line = frame.module.values.reaching_value(accelerator, frame.scope, call.lineno)
-        for _ in range(3):  # `accelerator = self.accelerator`: the object it names
-            if not isinstance(value, (ast.Name, ast.Attribute)) or dotted(value) is None:
-                break
-            value, scope, line = frame.module.values.reaching_value(value, scope, line)
-        if isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator"):
-            return value
-        return None
+        """The `Accelerator(...)` call that built the accelerator, when the model can see it: in
+        the function, or where the callers of a helper handed it in (`awp.attack_backward(batch,
+        accelerator)`)."""
+        frame, line = self.frame, call.lineno
+        while True:
+            value, scope, at = frame.module.values.reaching_value(accelerator, frame.scope, line)
+            for _ in range(3):  # `accelerator = self.accelerator`: the object it names
+                if not isinstance(value, (ast.Name, ast.Attribute)) or dotted(value) is None:
+                    break
+                value, scope, at = frame.module.values.reaching_value(value, scope, at)
+            if isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator"):
+                return value
+            handed = frame.arguments.get(accelerator.id) if value is None and isinstance(accelerator, ast.Name) and frame.caller is not None else None
+            if handed is None or not isinstance(handed, (ast.Name, ast.Attribute)):
+                return None
+            frame, accelerator, line = frame.caller, handed, frame.call.lineno
 
     def _accumulates_by_hand(self, call: ast.Call, built: ast.Call | None) -> ast.expr | None:
         """`accelerator.backward(loss)` is a plain backward when the code accumulates itself: the
