@@ -106,6 +106,13 @@ class Accumulation:
             self._windows(g.boundary or g.inside_window) or _one_shot(g) or _opens_window(g, counters) for g in event.guards
         )
 
+    def runs_inside_the_window(self, event: Event) -> bool:
+        """The event runs on the window's non-final micro-batches only: on the side of the
+        window's test where the step does not run (`if (i + 1) % N != 0: ... else: step()`)."""
+        return self.guard is not None and self.covers(event) and any(
+            self._windows(g.inside_window) and ast.dump(g.inside_window.factor) == ast.dump(self.factor) for g in event.guards
+        )
+
     def _windows(self, boundary: Boundary | None) -> bool:
         """A boundary of this window: on the counters the step's test counts (a resume's `epoch
         == first_epoch and step < resume_step` is none)."""

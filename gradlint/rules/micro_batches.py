@@ -5,14 +5,14 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from gradlint.fixplan import ReplaceExpression
+from gradlint.fixplan import FixPlan, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.events import STEPS
 from gradlint.model.guards import negated_source, window_part
 from gradlint.model.prepared import accelerate_window, is_prepared, schedule_counts_micro_batches
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
-from gradlint.rules.shared import code, end_of_step_run, factor_text, move
+from gradlint.rules.shared import code, contains, end_of_step_run, factor_text, move
 
 LOOSER_THAN_OR = (ast.IfExp, ast.Lambda, ast.NamedExpr)
 
@@ -53,14 +53,20 @@ class ClipPerMicroBatch(LoopRule):
         factor = factor_text(model, accumulation.factor)
         backwards = [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e)]
         for clip in (e for e in loop.of(Kind.CLIP) if accumulation.covers(e)):
-            if not accumulation.runs_every_micro_batch(clip) or not any(b.order < clip.order for b in backwards):
+            inside = accumulation.runs_inside_the_window(clip)
+            if not (inside or accumulation.runs_every_micro_batch(clip)) or not any(b.order < clip.order for b in backwards):
                 continue  # at the step, or before backward (GL102)
+            where = "on the window's non-final micro-batches" if inside else "on every micro-batch"
             message = (
-                f"{code(model, clip)} runs on every micro-batch while {code(model, step)} waits for "
+                f"{code(model, clip)} runs {where} while {code(model, step)} waits for "
                 f"`{factor}` of them: it clips partial sums of the window, so the step consumes "
                 "neither the window's gradient nor its clipped version (up to N × max_norm, and "
                 "early micro-batches are clipped harder than late ones)"
             )
+            if any(accumulation.at_step(c) and not _split_off_the_window(clip, c) for c in loop.of(Kind.CLIP)):
+                # the step's branch on the clip's path clips already
+                yield Finding(self.code, model.span(clip.anchor), message, self._remove(model, loop, clip))
+                continue
             # steps on two sides of `if amp: scaler.step(opt) else: opt.step()`: moved before one,
             # the clip would leave the other path unclipped
             later = [s for s in loop.of(*STEPS) if s.order > clip.order and not s.exclusive_with(clip)]
@@ -68,6 +74,13 @@ class ClipPerMicroBatch(LoopRule):
             yield Finding(self.code, model.span(clip.anchor), message, self.plan(
                 f"Move the clip before {code(model, step)}", None if branched else move(model, loop, clip, step.stmt, "before", keep_tests=True)
             ))
+
+    def _remove(self, model: ModuleModel, loop: TrainingLoop, clip) -> FixPlan | None:
+        """The clip of the non-final micro-batches taken out, where the step's branch has its own."""
+        stmt = model.parents.movable(clip.stmt)
+        if clip.elsewhere or not isinstance(clip.stmt, ast.Expr) or any(e is not clip and contains(stmt, e.stmt) for e in loop.events):
+            return None
+        return self.plan("Remove the clip: the step's branch clips the window", RemoveStatement(model.position(stmt)))
 
 
 class SchedulerPerMicroBatch(LoopRule):
@@ -255,6 +268,11 @@ class DroppedTailMicroBatches(LoopRule):
             "Also step on the epoch's last micro-batch",
             ReplaceExpression(model.position(test), original, new),
         )
+
+
+def _split_off_the_window(one, other) -> bool:
+    """The two are on different branches of a test other than the window's (`if amp:`)."""
+    return any(a.excludes(b) for a in one.guards for b in other.guards if a.boundary is None and a.inside_window is None and b.boundary is None)
 
 
 def _steps_first(test: ast.expr, tail) -> bool:
