@@ -396,6 +396,16 @@ def _has_modulo(test: ast.expr) -> bool:
     return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(test))
 
 
+def modulo_part(test: ast.expr) -> ast.expr:
+    """The one part of `i % N == 0 or i + 1 == len(loader)` (or of an `and`) that takes a
+    modulo; the test itself otherwise."""
+    if isinstance(test, ast.BoolOp):
+        parts = [v for v in test.values if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(v))]
+        if len(parts) == 1:
+            return parts[0]
+    return test
+
+
 def window_part(test: ast.expr) -> ast.expr:
     """The part of a step's test that tests the window: the one conjunct with a modulo of
     `i % N == 0 and not skip`, else the whole test."""

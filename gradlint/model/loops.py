@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable
 from gradlint.model.callees import CallContext, callers, class_named, class_of_instance, class_of_scope, parameter_names, resolve_callee
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
-from gradlint.model.guards import Boundary, Guard, negated_source, switches_off
+from gradlint.model.guards import Boundary, Guard, modulo_part, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
 from gradlint.model.values import class_setting, dict_setting, instance_setting, reassigned
@@ -104,6 +104,19 @@ class Accumulation:
         counters = self.guard.boundary.counters if self.guard is not None and self.guard.boundary else frozenset()
         return not any(
             self._windows(g.boundary or g.inside_window) or _one_shot(g) or _opens_window(g, counters) for g in event.guards
+        )
+
+    def runs_off_the_step(self, event: Event) -> bool:
+        """The event runs once per window, but on another micro-batch than the step: under a test
+        of the window's counter and factor other than the step's (`if step % N == 0: clip(...)`
+        beside `if (step + 1) % N == 0: optimizer.step()`)."""
+        if self.guard is None or self.guard.boundary is None or not self.covers(event) or self.guard in event.guards:
+            return False
+        end = self.guard.boundary
+        return any(
+            g.boundary is not None and g.boundary.counters == end.counters and ast.dump(g.boundary.factor) == ast.dump(end.factor)
+            and ast.dump(modulo_part(g.test)) != ast.dump(modulo_part(self.guard.test))
+            for g in event.guards
         )
 
     def runs_inside_the_window(self, event: Event) -> bool:

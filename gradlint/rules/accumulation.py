@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, MoveStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.guards import negated_source
+from gradlint.model.guards import modulo_part, negated_source
 from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.losses import running_counter_divisor
 from gradlint.rules.base import Finding, Rule
@@ -146,10 +146,10 @@ def _cleared_before_the_last_backward(loop, accumulation, steps):
     if guard is None or guard.boundary is None:
         return
 
-    window = ast.dump(_modulo_part(guard.test))
+    window = ast.dump(modulo_part(guard.test))
 
     def at_the_step(event) -> bool:
-        return any(g.boundary is not None and g.holds == guard.holds and ast.dump(_modulo_part(g.test)) == window for g in event.guards)
+        return any(g.boundary is not None and g.holds == guard.holds and ast.dump(modulo_part(g.test)) == window for g in event.guards)
 
     backwards = [b for b in loop.on_path(Kind.BACKWARD) if accumulation.runs_every_micro_batch(b)]
     for zero in loop.on_path(Kind.ZERO_GRAD):
@@ -158,16 +158,6 @@ def _cleared_before_the_last_backward(loop, accumulation, steps):
         stepped = [s for s in steps if at_the_step(s) and s.optimizer in (zero.optimizer, zero.target)]
         if stepped and at_the_step(zero) and any(zero.order < b.order < stepped[-1].order for b in backwards):
             yield zero, stepped[-1]
-
-
-def _modulo_part(test: ast.expr) -> ast.expr:
-    """The one part of `i % N == 0 or i + 1 == len(loader)` (or of an `and`) that takes a
-    modulo; the test itself otherwise."""
-    if isinstance(test, ast.BoolOp):
-        parts = [v for v in test.values if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(v))]
-        if len(parts) == 1:
-            return parts[0]
-    return test
 
 
 def _after_every_step(model, loop, steps):

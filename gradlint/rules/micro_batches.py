@@ -53,16 +53,23 @@ class ClipPerMicroBatch(LoopRule):
         factor = factor_text(model, accumulation.factor)
         backwards = [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e)]
         for clip in (e for e in loop.of(Kind.CLIP) if accumulation.covers(e)):
-            inside = accumulation.runs_inside_the_window(clip)
-            if not (inside or accumulation.runs_every_micro_batch(clip)) or not any(b.order < clip.order for b in backwards):
+            inside, elsewhere = accumulation.runs_inside_the_window(clip), accumulation.runs_off_the_step(clip)
+            if not (inside or elsewhere or accumulation.runs_every_micro_batch(clip)) or not any(b.order < clip.order for b in backwards):
                 continue  # at the step, or before backward (GL102)
-            where = "on the window's non-final micro-batches" if inside else "on every micro-batch"
+            where = (
+                "on the window's non-final micro-batches" if inside
+                else f"under `{model.inline_source(clip.boundary_guard.test)}`, on another micro-batch of the window than the step," if elsewhere
+                else "on every micro-batch"
+            )
             message = (
                 f"{code(model, clip)} runs {where} while {code(model, step)} waits for "
                 f"`{factor}` of them: it clips partial sums of the window, so the step consumes "
                 "neither the window's gradient nor its clipped version (up to N × max_norm, and "
                 "early micro-batches are clipped harder than late ones)"
             )
+            if elsewhere:  # moved to the step, it would keep its own window test around it
+                yield Finding(self.code, model.span(clip.anchor), message, None)
+                continue
             if any(accumulation.at_step(c) and not _split_off_the_window(clip, c) for c in loop.of(Kind.CLIP)):
                 # the step's branch on the clip's path clips already
                 yield Finding(self.code, model.span(clip.anchor), message, self._remove(model, loop, clip))
