@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
-from gradlint.model.callees import CallContext, callers, class_named, class_of_instance, class_of_scope, parameter_names, resolve_callee
+from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_hierarchy, class_named, class_of_instance, class_of_scope, constructor_parameter, parameter_names, resolve_callee
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, modulo_part, negated_source, switches_off
@@ -434,6 +434,10 @@ class TrainingLoop:
             return False
         if name in parameter_names(self.scope):
             return self._passed_one(factor)
+        if name.startswith("self.") and name.count(".") == 1:
+            given = _given_by_super_init(self.model, class_of_scope(self.model, self.scope), name[5:])
+            if given is not None:  # `super().__init__(..., accum_iter=1)` for the base's `self.accum_iter = accum_iter`
+                return isinstance(given, ast.Constant) and given.value == 1
         values = [
             getattr(stmt, "value", None)
             for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
@@ -475,6 +479,27 @@ class TrainingLoop:
             return []
         module, cls = built
         return class_setting(module, cls, factor.attr)
+
+
+def _given_by_super_init(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> ast.expr | None:
+    """What the class's own `__init__` passes to `super().__init__(...)` for the parameter a base
+    class's `__init__` sets `self.<attribute>` to, when the class sets it nowhere itself."""
+    if cls is None or any(f"self.{attribute}" in module.scope(m).assignments for m in module.methods(cls).values()):
+        return None
+    init = module.methods(cls).get("__init__")
+    calls = [
+        node for node in ast.walk(init) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "__init__" and isinstance(node.func.value, ast.Call) and dotted(node.func.value.func) == "super"
+    ] if init is not None else []
+    hierarchy = class_hierarchy(module, cls)
+    if len(calls) != 1 or len(hierarchy) < 2:
+        return None
+    base_module, base = hierarchy[1]
+    parameter = constructor_parameter(base_module, base, attribute)
+    base_init = base_module.methods(base).get("__init__")
+    if parameter is None or base_init is None:
+        return None
+    return bind_arguments(Callee(base_module, base_init, base), calls[0]).get(parameter)
 
 
 def _cuts_a_batch(value: ast.expr | None) -> bool:

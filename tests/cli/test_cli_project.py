@@ -3321,3 +3321,59 @@ def test_a_model_a_base_trainer_of_another_module_wraps_in_ddp_on_one_branch_and
     assert synced != PRETRAIN_TRAINER
     (workdir / "training/train_pretrain.py").write_text(textwrap.dedent(synced))
     assert codes(check(gradlint, "training/train_pretrain.py")) == []
+
+
+BASE_TRAINER_WITH_WINDOW = '''
+import torch
+
+
+class BaseTrainer:
+    def __init__(self, model, loss_fn, optimizer, scheduler, accum_iter: int = 1, mixed_precision: bool = False):
+        self.model = model
+        self.loss_fn = loss_fn
+        self.optimizer = optimizer
+        self.scheduler = scheduler
+        self.accum_iter = accum_iter
+        self.mixed_precision = mixed_precision
+'''
+
+SEGMENTATION_TRAINER = '''
+import torch
+
+from base_ml.base_trainer import BaseTrainer
+
+
+class SegmentationTrainer(BaseTrainer):
+    def __init__(self, model, loss_fn, optimizer, scheduler, num_classes):
+        super().__init__(model=model, loss_fn=loss_fn, optimizer=optimizer, scheduler=scheduler, accum_iter=1)
+        self.num_classes = num_classes
+
+    def train_epoch(self, epoch, train_dataloader):
+        self.model.train()
+        for batch_idx, (images, masks) in enumerate(train_dataloader):
+            predictions = self.model(images.cuda())
+            loss = self.loss_fn(predictions, masks.cuda())
+            loss.backward()
+            if ((batch_idx + 1) % self.accum_iter == 0) or ((batch_idx + 1) == len(train_dataloader)) or (self.accum_iter == 1):
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+        self.scheduler.step()
+'''
+
+
+def test_a_window_a_subclass_passes_as_one_to_its_base_trainers_init_is_no_window(workdir, gradlint):
+    """CellViT style: the base trainer (another module) keeps the `accum_iter` its `__init__`
+    is given; the segmentation trainer passes the literal 1 to `super().__init__`, so the loss
+    needs no division. Passing 4 makes it a window: GL201."""
+    files = {
+        "base_ml/__init__.py": "",
+        "base_ml/base_trainer.py": BASE_TRAINER_WITH_WINDOW,
+        "cell_segmentation/__init__.py": "",
+        "cell_segmentation/trainer.py": SEGMENTATION_TRAINER,
+    }
+    project(workdir, files)
+    assert codes(check(gradlint, "cell_segmentation/trainer.py")) == []
+    windowed = SEGMENTATION_TRAINER.replace("accum_iter=1)", "accum_iter=4)")
+    assert windowed != SEGMENTATION_TRAINER
+    (workdir / "cell_segmentation/trainer.py").write_text(textwrap.dedent(windowed))
+    assert codes(check(gradlint, "cell_segmentation/trainer.py")) == [("trainer.py", "GL201")]
