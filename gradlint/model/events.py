@@ -64,6 +64,8 @@ GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
 # builtins that call what they are given (`map(ddp_model, chunks)`)
 CALLING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "iter"})
 FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
+# torch's modules whose functions read a model's state, never running it
+STATE_DICT_MODULES = ("torch.distributed.checkpoint", "torch.save")
 # what a function handed a DDP model must spell on it to run it or switch its sync
 RUNNING_ATTRIBUTES = frozenset({"forward", "__call__", "no_sync", "require_backward_grad_sync", "require_forward_param_sync", "join"})
 INSPECTING_BUILTINS = frozenset({"isinstance", "hasattr", "getattr", "type", "id", "print", "repr", "str"})
@@ -600,6 +602,8 @@ class EventWalker:
             return  # `evaluate(ddp_model)`, `save(ddp_model)`: nothing flows on
         if _stores_or_inspects(self.frame.module, call.func):
             return  # `dict(model=ddp_model, ...)`, `isinstance(ddp_model, DDP)`: no forward
+        if (self.frame.module.imports.qualname(call.func) or "").startswith(STATE_DICT_MODULES):
+            return  # `get_model_state_dict(model=ddp_model)`: torch reads the parameters
         callee = resolve_callee(self.frame.module, call, self.frame.context)
         # a function of the project (not a method: a subclass may override it) the model reads
         readable = callee is not None and callee.cls is None and isinstance(callee.function, FUNCTION_TYPES)

@@ -499,21 +499,26 @@ def test_import_lines_are_read_at_the_lines_that_spell_import_only():
 
 def test_a_project_function_that_only_reads_the_ddp_model_it_is_handed_runs_no_forward(tmp_path):
     """`ema.update(_state_dict(model))` hands the DDP model to a function of another module that
-    only inspects it and reads its state dict: no forward. One there that calls what it is
-    handed runs the forward."""
+    only inspects it and reads its state dict, `unwrap_model(model)` to one that returns it or
+    its module, `get_model_state_dict(model=model)` to torch's checkpointing: no forward. A
+    function there that calls what it is handed runs the forward."""
     from gradlint.model import Kind, ModuleModel
 
     train = """
         import torch
+        from torch.distributed.checkpoint.state_dict import get_model_state_dict
         from torch.nn.parallel import DistributedDataParallel as DDP
 
-        from checkpoint import _state_dict, run_model
+        from checkpoint import _state_dict, run_model, unwrap_model
 
 
         def train(model, loader, opt, ema):
             model = DDP(model)
             for x in loader:
                 ema.update(_state_dict(model))
+                state = get_model_state_dict(model=model)
+                ema.update(state)
+                params = unwrap_model(model).parameters()
                 loss = run_model(model, x)
                 loss.backward()
                 opt.step()
@@ -528,6 +533,10 @@ def test_a_project_function_that_only_reads_the_ddp_model_it_is_handed_runs_no_f
 
         def run_model(model, x):
             return model(x).mean()
+
+
+        def unwrap_model(model):
+            return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
         """
     root = write(tmp_path, {"pyproject.toml": "", "train.py": train, "checkpoint.py": checkpoint})
     source = (root / "train.py").read_text()
