@@ -3337,7 +3337,7 @@ class BaseTrainer:
         self.mixed_precision = mixed_precision
 '''
 
-SEGMENTATION_TRAINER = '''
+CELL_SEGMENTATION_TRAINER = '''
 import torch
 
 from base_ml.base_trainer import BaseTrainer
@@ -3369,11 +3369,11 @@ def test_a_window_a_subclass_passes_as_one_to_its_base_trainers_init_is_no_windo
         "base_ml/__init__.py": "",
         "base_ml/base_trainer.py": BASE_TRAINER_WITH_WINDOW,
         "cell_segmentation/__init__.py": "",
-        "cell_segmentation/trainer.py": SEGMENTATION_TRAINER,
+        "cell_segmentation/trainer.py": CELL_SEGMENTATION_TRAINER,
     }
     project(workdir, files)
     assert codes(check(gradlint, "cell_segmentation/trainer.py")) == []
-    windowed = SEGMENTATION_TRAINER.replace("accum_iter=1)", "accum_iter=4)")
-    assert windowed != SEGMENTATION_TRAINER
+    windowed = CELL_SEGMENTATION_TRAINER.replace("accum_iter=1)", "accum_iter=4)")
+    assert windowed != CELL_SEGMENTATION_TRAINER
     (workdir / "cell_segmentation/trainer.py").write_text(textwrap.dedent(windowed))
     assert codes(check(gradlint, "cell_segmentation/trainer.py")) == [("trainer.py", "GL201")]
