@@ -24,6 +24,8 @@ LOOPS = (ast.For, ast.AsyncFor, ast.While)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MICRO_BATCH_WORDS = ("micro", "chunk", "split", "accum", "shard")
 BATCH_CUTS = frozenset({"split", "chunk", "tensor_split"})
+RESHAPES = frozenset({"reshape", "view"})
+DEVICE_MOVES = frozenset({"cpu", "cuda", "to", "contiguous"})
 
 
 @dataclass(frozen=True)
@@ -503,11 +505,30 @@ def _given_by_super_init(module: "ModuleModel", cls: ast.ClassDef | None, attrib
 
 
 def _cuts_a_batch(value: ast.expr | None) -> bool:
-    """`x.split(size)`, `x.chunk(n)`, `torch.split(x, size)`: a tensor cut into micro-batches."""
+    """`x.split(size)`, `x.chunk(n)`, `torch.split(x, size)`: a tensor cut into micro-batches; or
+    `x.reshape(x.shape[0] // size, size, ...)`, its first dimension folded into micro-batches of
+    `size`."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in DEVICE_MOVES:
+        value = value.func.value  # `.cpu()`, `.to(device)`: the same pieces, elsewhere
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in RESHAPES:
+        first = value.args[0] if value.args else None
+        return isinstance(first, ast.BinOp) and isinstance(first.op, ast.FloorDiv) and _first_dimension(first.left)
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in BATCH_CUTS):
         return False
     size = value.args[1] if dotted(value.func.value) == "torch" and len(value.args) > 1 else value.args[0] if value.args else None
     return size is not None and not (isinstance(size, ast.Constant) and isinstance(size.value, str))
+
+
+def _first_dimension(expr: ast.expr) -> bool:
+    """`x.shape[0]`, `x.size(0)`, `len(x)`: how many rows a batch has."""
+    match expr:
+        case ast.Subscript(value=ast.Attribute(attr="shape"), slice=ast.Constant(value=0)):
+            return True
+        case ast.Call(func=ast.Attribute(attr="size"), args=[ast.Constant(value=0)]):
+            return True
+        case ast.Call(func=ast.Name(id="len"), args=[_]):
+            return True
+    return False
 
 
 def _inner_loop_accumulation(

@@ -540,6 +540,8 @@ def _masked_mean(total: ast.expr, divisor: ast.expr) -> bool:
     elements a mask keeps (this micro-batch's tokens), no more."""
     while isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr in COUNT_CASTS:
         divisor = divisor.func.value
+    if isinstance(divisor, ast.BinOp) and isinstance(divisor.op, ast.Add) and _is_small_float(divisor.right):
+        divisor = divisor.left  # `mask.sum(-1) + 1e-6`: kept from zero, still the count
     if isinstance(divisor, ast.Call) and isinstance(divisor.func, ast.Attribute) and divisor.func.attr == "sum":
         counted = divisor.func.value
     elif isinstance(divisor, ast.Call) and dotted(divisor.func) == "torch.sum" and divisor.args:
@@ -552,6 +554,10 @@ def _masked_mean(total: ast.expr, divisor: ast.expr) -> bool:
         and name in (_mask_name(node.left), _mask_name(node.right))
         for node in ast.walk(total)
     )
+
+
+def _is_small_float(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and isinstance(expr.value, float) and 0 < expr.value < 1e-2
 
 
 def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> bool:
