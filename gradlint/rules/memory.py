@@ -200,15 +200,36 @@ def _converted_before(model: ModuleModel, loop: ast.stmt, loss: ast.expr, line: 
     name = dotted(loss)
     scope = model.parents.scope_of(loop)
     earlier = sorted((s for s in model.scope(scope).before(name, line) if s.lineno >= loop.lineno), key=lambda s: s.lineno) if name else []
+    if name and _detached_in_place(loop, name, earlier[-1].lineno if earlier else loop.lineno, line):
+        return True  # `loss.detach_()` after its last assignment
     while earlier:
         latest = earlier.pop()
-        if _no_graph(latest) or _converted_by_helper(model, scope, latest, name):
+        value = _value_for(latest, name)
+        if _no_graph(value) or _converted_by_helper(model, scope, latest, name):
             return True
-        value = getattr(latest, "value", None)
         rescaled = isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)) and name in (dotted(value.left), dotted(value.right))
         if not rescaled:
             return False
     return False
+
+
+def _value_for(stmt: ast.stmt, name: str) -> ast.expr | None:
+    """What `stmt` gives `name`: its element where tuples are assigned to tuples (`acc, loss =
+    corr / n, loss / n`), else its value."""
+    value = getattr(stmt, "value", None)
+    targets = getattr(stmt, "targets", [])
+    if len(targets) == 1 and isinstance(targets[0], ast.Tuple) and isinstance(value, ast.Tuple) and len(value.elts) == len(targets[0].elts):
+        return next((v for t, v in zip(targets[0].elts, value.elts) if dotted(t) == name), value)
+    return value
+
+
+def _detached_in_place(loop: ast.stmt, name: str, after: int, before: int) -> bool:
+    """`name.detach_()` as a statement of the loop between two lines."""
+    return any(
+        isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr == "detach_" and dotted(node.value.func.value) == name and after <= node.lineno < before
+        for node in ast.walk(loop)
+    )
 
 
 def _converted_by_helper(model: ModuleModel, scope: ast.AST, stmt: ast.stmt, name: str) -> bool:
@@ -229,10 +250,9 @@ def _converted_by_helper(model: ModuleModel, scope: ast.AST, stmt: ast.stmt, nam
     )
 
 
-def _no_graph(stmt: ast.stmt) -> bool:
-    """`x = x.item()`, `x = float(x)`, `x = x.detach()` and their kin (`x.detach().cpu().item()`,
-    `x.data`)."""
-    value = getattr(stmt, "value", None)
+def _no_graph(value: ast.expr | None) -> bool:
+    """`x.item()`, `float(x)`, `x.detach()` and their kin (`x.detach().cpu().item()`, `x.data`)
+    as the value a name is given."""
     if isinstance(value, ast.Attribute) and value.attr == "data":
         return True
     while isinstance(value, ast.Call):
