@@ -437,9 +437,13 @@ class TrainingLoop:
         if name in parameter_names(self.scope):
             return self._passed_one(factor)
         if name.startswith("self.") and name.count(".") == 1:
-            given = _given_by_super_init(self.model, class_of_scope(self.model, self.scope), name[5:])
+            cls = class_of_scope(self.model, self.scope)
+            given = _given_by_super_init(self.model, cls, name[5:])
             if given is not None:  # `super().__init__(..., accum_iter=1)` for the base's `self.accum_iter = accum_iter`
                 return isinstance(given, ast.Constant) and given.value == 1
+            constructed = _constructed_with(self.model, cls, name[5:])
+            if constructed:  # `Worker(model, ...)` everywhere, leaving `gradient_accumulate_every=1`
+                return all(isinstance(v, ast.Constant) and v.value == 1 for v in constructed)
         values = [
             getattr(stmt, "value", None)
             for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
@@ -481,6 +485,27 @@ class TrainingLoop:
             return []
         module, cls = built
         return class_setting(module, cls, factor.attr)
+
+
+def _constructed_with(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> list[ast.expr]:
+    """What each construction of the class the model finds gives the `__init__` parameter that
+    `self.<attribute>` is set to (its default where a construction leaves it out); [] when there
+    is none or one hands over `**kwargs`."""
+    parameter = constructor_parameter(module, cls, attribute) if cls is not None else None
+    init = module.methods(cls).get("__init__") if parameter is not None else None
+    if init is None:
+        return []
+    defaults = dict(zip([a.arg for a in init.args.args][-len(init.args.defaults):], init.args.defaults)) if init.args.defaults else {}
+    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
+    given = []
+    for call, _ in callers(module, init):
+        if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+            return []
+        value = bind_arguments(Callee(module, init, cls), call).get(parameter, defaults.get(parameter))
+        if value is None:
+            return []
+        given.append(value)
+    return given
 
 
 def _given_by_super_init(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> ast.expr | None:

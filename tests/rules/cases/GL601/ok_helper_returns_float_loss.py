@@ -29,6 +29,6 @@ class Trainer:
 
 
 def main(model, loader, epochs):
-    trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.01), torch.nn.CrossEntropyLoss())
+    trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.01), torch.nn.CrossEntropyLoss(), accumulate=4)
     for epoch in range(epochs):
         print(epoch, trainer.train_epoch(loader))
