@@ -73,8 +73,12 @@ class MissingZeroGrad(Rule):
 
 def _zeroed(optimizer: str, zeroed: set[str | None]) -> bool:
     """The optimizer, or the one a project wrapper holds (`self.optimizer.opt.zero_grad()` in
-    the wrapper's `pre_step`, while the loop steps `self.optimizer`), is cleared in the loop."""
-    return optimizer in zeroed or any(name and name.startswith(f"{optimizer}.") for name in zeroed)
+    the wrapper's `pre_step`, while the loop steps `self.optimizer`), or the wrapper holding it
+    (`optimizer.zero_grad()` of a wrapper whose method clears the `optimizer._optim` the loop
+    steps), is cleared in the loop."""
+    return optimizer in zeroed or any(
+        name and (name.startswith(f"{optimizer}.") or optimizer.startswith(f"{name}.")) for name in zeroed
+    )
 
 
 def _step_never_cleared(loop: TrainingLoop, steps, zeros, clearings):
