@@ -811,6 +811,48 @@ def constructor_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: s
     return next(v.id for v in module.class_attributes(cls)[attribute] if isinstance(v, ast.Name))
 
 
+def constructed_with(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> list[ast.expr]:
+    """What each construction of the class the model finds gives the `__init__` parameter that
+    `self.<attribute>` is set to (its default where a construction leaves it out); [] when there
+    is none or one hands over `**kwargs`."""
+    parameter = constructor_parameter(module, cls, attribute) if cls is not None else None
+    init = module.methods(cls).get("__init__") if parameter is not None else None
+    if init is None:
+        return []
+    defaults = dict(zip([a.arg for a in init.args.args][-len(init.args.defaults):], init.args.defaults)) if init.args.defaults else {}
+    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
+    given = []
+    for call, _ in callers(module, init):
+        if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+            return []
+        value = bind_arguments(Callee(module, init, cls), call).get(parameter, defaults.get(parameter))
+        if value is None:
+            return []
+        given.append(value)
+    return given
+
+
+def passed_to_base_init(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> ast.expr | None:
+    """What the class's own `__init__` passes to `super().__init__(...)` for the parameter a base
+    class's `__init__` sets `self.<attribute>` to, when the class sets it nowhere itself."""
+    if cls is None or any(f"self.{attribute}" in module.scope(m).assignments for m in module.methods(cls).values()):
+        return None
+    init = module.methods(cls).get("__init__")
+    calls = [
+        node for node in ast.walk(init) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "__init__" and isinstance(node.func.value, ast.Call) and dotted(node.func.value.func) == "super"
+    ] if init is not None else []
+    hierarchy = class_hierarchy(module, cls)
+    if len(calls) != 1 or len(hierarchy) < 2:
+        return None
+    base_module, base = hierarchy[1]
+    parameter = constructor_parameter(base_module, base, attribute)
+    base_init = base_module.methods(base).get("__init__")
+    if parameter is None or base_init is None:
+        return None
+    return bind_arguments(Callee(base_module, base_init, base), calls[0]).get(parameter)
+
+
 def parameter_names(function: ast.AST) -> set[str]:
     arguments = getattr(function, "args", None)
     if arguments is None:

@@ -12,13 +12,12 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, Callee, base_classes, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_names, resolve_callee, subclasses_of
+from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
-    from gradlint.model.events import LossSource
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 

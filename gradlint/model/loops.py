@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
-from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_hierarchy, class_named, class_of_instance, class_of_scope, constructor_parameter, parameter_names, resolve_callee
+from gradlint.model.callees import CallContext, callers, class_named, class_of_instance, class_of_scope, constructed_with, parameter_names, passed_to_base_init, resolve_callee
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, modulo_part, negated_source, switches_off
@@ -438,10 +438,10 @@ class TrainingLoop:
             return self._passed_one(factor)
         if name.startswith("self.") and name.count(".") == 1:
             cls = class_of_scope(self.model, self.scope)
-            given = _given_by_super_init(self.model, cls, name[5:])
+            given = passed_to_base_init(self.model, cls, name[5:])
             if given is not None:  # `super().__init__(..., accum_iter=1)` for the base's `self.accum_iter = accum_iter`
                 return isinstance(given, ast.Constant) and given.value == 1
-            constructed = _constructed_with(self.model, cls, name[5:])
+            constructed = constructed_with(self.model, cls, name[5:])
             if constructed:  # `Worker(model, ...)` everywhere, leaving `gradient_accumulate_every=1`
                 return all(isinstance(v, ast.Constant) and v.value == 1 for v in constructed)
         values = [
@@ -485,48 +485,6 @@ class TrainingLoop:
             return []
         module, cls = built
         return class_setting(module, cls, factor.attr)
-
-
-def _constructed_with(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> list[ast.expr]:
-    """What each construction of the class the model finds gives the `__init__` parameter that
-    `self.<attribute>` is set to (its default where a construction leaves it out); [] when there
-    is none or one hands over `**kwargs`."""
-    parameter = constructor_parameter(module, cls, attribute) if cls is not None else None
-    init = module.methods(cls).get("__init__") if parameter is not None else None
-    if init is None:
-        return []
-    defaults = dict(zip([a.arg for a in init.args.args][-len(init.args.defaults):], init.args.defaults)) if init.args.defaults else {}
-    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
-    given = []
-    for call, _ in callers(module, init):
-        if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
-            return []
-        value = bind_arguments(Callee(module, init, cls), call).get(parameter, defaults.get(parameter))
-        if value is None:
-            return []
-        given.append(value)
-    return given
-
-
-def _given_by_super_init(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> ast.expr | None:
-    """What the class's own `__init__` passes to `super().__init__(...)` for the parameter a base
-    class's `__init__` sets `self.<attribute>` to, when the class sets it nowhere itself."""
-    if cls is None or any(f"self.{attribute}" in module.scope(m).assignments for m in module.methods(cls).values()):
-        return None
-    init = module.methods(cls).get("__init__")
-    calls = [
-        node for node in ast.walk(init) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "__init__" and isinstance(node.func.value, ast.Call) and dotted(node.func.value.func) == "super"
-    ] if init is not None else []
-    hierarchy = class_hierarchy(module, cls)
-    if len(calls) != 1 or len(hierarchy) < 2:
-        return None
-    base_module, base = hierarchy[1]
-    parameter = constructor_parameter(base_module, base, attribute)
-    base_init = base_module.methods(base).get("__init__")
-    if parameter is None or base_init is None:
-        return None
-    return bind_arguments(Callee(base_module, base_init, base), calls[0]).get(parameter)
 
 
 def _cuts_a_batch(value: ast.expr | None) -> bool:
