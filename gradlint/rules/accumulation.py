@@ -110,9 +110,10 @@ class ZeroGradInsideAccumulation(Rule):
                 )
                 yield Finding(self.code, model.span(zero.anchor), message, self._fix(model, loop, zero, steps))
             for zero, cleared in _cleared_before_the_last_backward(loop, accumulation, steps):
-                test = model.inline_source(accumulation.guard.test) if accumulation.guard.holds else negated_source(accumulation.guard.test)
+                guard = zero.boundary_guard
+                test = model.inline_source(guard.test) if guard.holds else negated_source(guard.test)
                 message = (
-                    f"{code(model, zero)} runs under `{test}`, the test of the step, before that "
+                    f"{code(model, zero)} runs under `{test}`, the window test of the step, before that "
                     f"micro-batch's backward: it clears the gradients of the window's earlier "
                     f"micro-batches, so {code(model, cleared)} sees only the last one's, not the "
                     f"{factor} of the window; clear after the step"

@@ -95,3 +95,21 @@ def test_gl205_names_the_tail_dropped_when_a_zero_grad_runs_on_every_micro_batch
     )
     (dropped,) = check_source(every, "train.py", select=["GL205"])
     assert "the gradients are cleared before the next epoch, so those batches are dropped" in dropped.message
+
+
+def test_a_clear_before_the_windows_last_backward_is_told_by_its_own_test():
+    """GL202 quotes the test the clear sits under and names the step it spoils."""
+    source = textwrap.dedent(
+        """\
+        for i, (x, y) in enumerate(loader):
+            if i % accum == 0:
+                optimizer.zero_grad()
+            loss = criterion(model(x), y) / accum
+            loss.backward()
+            if i % accum == 0 or i + 1 == len(loader):
+                optimizer.step()
+        """
+    )
+    (finding,) = check_source(source, "train.py", select=["GL202"])
+    assert finding.message.startswith("`optimizer.zero_grad()` runs under `i % accum == 0`, the window test of the step")
+    assert "so `optimizer.step()` sees only the last one's" in finding.message
