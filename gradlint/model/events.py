@@ -21,7 +21,7 @@ from gradlint.model.losses import loss_normalized
 from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.spelling import occurrences
-from gradlint.model.values import constant_setting
+from gradlint.model.values import constant_setting, element_target
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -723,7 +723,7 @@ class EventWalker:
             touching = callee.module.touches_gradients(callee.function) or _calls_held_ddp(callee)
             if not touching and (callee.cls is None or not _wraps_attributes(frame)):
                 return False
-        arguments = bind_arguments(callee, call)
+        arguments = {**_unpacked_keys(frame, call, callee), **bind_arguments(callee, call)}
         params = [*callee.function.args.posonlyargs, *callee.function.args.args]
         if callee.cls is not None and params and not is_static(callee.function):
             # `self` is the object called (`loss_scaler(...)`), or whose method is called
@@ -884,6 +884,26 @@ def _stores_or_inspects(module: "ModuleModel", func: ast.expr) -> bool:
     if not isinstance(func, ast.Name) or func.id not in BUILTIN_NAMES or func.id in CALLING_BUILTINS:
         return False
     return module.imports.origin(func.id) is None and func.id not in module.functions and func.id not in module.classes
+
+
+def _unpacked_keys(frame: Frame, call: ast.Call, callee) -> dict[str, ast.expr]:
+    """Parameters a call passes in a dict unpacked with `**`: the keys a `{...}` literal spells,
+    or those the caller wrote into the dict before the call (`batch['grad_on'] = False`, then
+    `self.step(**batch)`)."""
+    names = parameter_names(callee.function)
+    found: dict[str, ast.expr] = {}
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            continue
+        if isinstance(keyword.value, ast.Dict):
+            pairs = zip(keyword.value.keys, keyword.value.values)
+        elif isinstance(keyword.value, ast.Name):
+            writes = frame.module.values.element_writes(frame.scope).get(keyword.value.id, ())
+            pairs = [(element_target(w).slice, w.value) for w in writes if isinstance(w, ast.Assign) and w.lineno < call.lineno]
+        else:
+            continue
+        found.update({k.value: v for k, v in pairs if isinstance(k, ast.Constant) and k.value in names})
+    return found
 
 
 def _only_reads(function: ast.AST, parameter: str) -> bool:
