@@ -67,7 +67,7 @@ FRAMEWORK_ROLES = (Role.ACCELERATOR, Role.ENGINE)
 # torch's modules whose functions read a model's state, never running it
 STATE_DICT_MODULES = ("torch.distributed.checkpoint", "torch.save")
 # what a function handed a DDP model must spell on it to run it or switch its sync
-RUNNING_ATTRIBUTES = frozenset({"forward", "__call__", "no_sync", "require_backward_grad_sync", "require_forward_param_sync", "join"})
+RUNNING_ATTRIBUTES = NO_SYNC_ATTRIBUTES | {"forward", "__call__", "require_forward_param_sync", "join"}
 INSPECTING_BUILTINS = frozenset({"isinstance", "hasattr", "getattr", "type", "id", "print", "repr", "str"})
 # what a framework's engine does without touching gradients
 ENGINE_INERT_METHODS = frozenset({

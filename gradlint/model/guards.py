@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from gradlint.model.flags import negated
 from gradlint.model.hooks import RUNNER_PERIOD_TESTS
 from gradlint.model.names import dotted
 
@@ -478,9 +479,7 @@ def _counters(expr: ast.expr) -> frozenset[str]:
 
 def negated_source(test: ast.expr) -> str:
     """Source of the negation of `test`: `a == b` for `a != b` and the like, `not (...)`."""
-    flipped = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in flipped:
-        return ast.unparse(ast.Compare(test.left, [flipped[type(test.ops[0])]()], test.comparators))
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return ast.unparse(test.operand)
-    return f"not ({ast.unparse(test)})"
+    negation = negated(test)
+    if isinstance(negation, ast.UnaryOp) and negation.operand is test:
+        return f"not ({ast.unparse(test)})"
+    return ast.unparse(negation)

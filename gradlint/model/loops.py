@@ -108,25 +108,28 @@ class Accumulation:
             self._windows(g.boundary or g.inside_window) or _one_shot(g) or _opens_window(g, counters) for g in event.guards
         )
 
+    def on_the_steps_micro_batch(self, event: Event) -> bool:
+        """The event runs under a test of its own that holds on the micro-batch the step runs on
+        (`if i % N == 0: zero_grad()` before the backward, the step under `if i % N == 0 or
+        last:` after it)."""
+        guard = self.guard
+        if guard is None or guard.boundary is None:
+            return False
+        window = ast.dump(modulo_part(guard.test))
+        return any(g.boundary is not None and g.holds == guard.holds and ast.dump(modulo_part(g.test)) == window for g in event.guards)
+
     def runs_off_the_step(self, event: Event) -> bool:
         """The event runs once per window, but on another micro-batch than the step: under a test
         of the window's counter and factor other than the step's (`if step % N == 0: clip(...)`
         beside `if (step + 1) % N == 0: optimizer.step()`)."""
         if self.guard is None or self.guard.boundary is None or not self.covers(event) or self.guard in event.guards:
             return False
-        end = self.guard.boundary
-        return any(
-            g.boundary is not None and g.boundary.counters == end.counters and ast.dump(g.boundary.factor) == ast.dump(end.factor)
-            and ast.dump(modulo_part(g.test)) != ast.dump(modulo_part(self.guard.test))
-            for g in event.guards
-        )
+        return not self.on_the_steps_micro_batch(event) and any(_same_window(g.boundary, self.guard.boundary) for g in event.guards)
 
     def runs_inside_the_window(self, event: Event) -> bool:
         """The event runs on the window's non-final micro-batches only: on the side of the
         window's test where the step does not run (`if (i + 1) % N != 0: ... else: step()`)."""
-        return self.guard is not None and self.covers(event) and any(
-            self._windows(g.inside_window) and ast.dump(g.inside_window.factor) == ast.dump(self.factor) for g in event.guards
-        )
+        return self.guard is not None and self.covers(event) and any(_inside_the_window(g, self.guard) for g in event.guards)
 
     def _windows(self, boundary: Boundary | None) -> bool:
         """A boundary of this window: on the counters the step's test counts (a resume's `epoch
@@ -360,7 +363,7 @@ class TrainingLoop:
                 continue  # `if i == k: opt1.step() else: opt0.step()`: every iteration steps, one way or another
             if len(path_steps) < len(steps):
                 # the path's backwards: those beside its step, and those across its boundary test
-                path = [b for b in backwards if not _excluded_off_boundary(b, step)]
+                path = [b for b in backwards if not excluded_off_boundary(b, step)]
                 paths.append(self._accumulation(path_steps, path, step))
         if not any(paths):
             # One branch backpropagates once per batch, another per micro-batch before a shared
@@ -763,7 +766,7 @@ def _picks_one(guard: Guard, index: str | None) -> bool:
     )
 
 
-def _excluded_off_boundary(event: Event, step: Event) -> bool:
+def excluded_off_boundary(event: Event, step: Event) -> bool:
     """`event` is on another branch from `step` for a reason other than the step's boundary
     test (the other side of `if amp:`, not the micro-batches between two steps)."""
     return any(a.excludes(b) for a in event.guards for b in step.guards if b.boundary is None)
@@ -773,8 +776,12 @@ def _inside_the_window(guard: Guard, step_guard: Guard) -> bool:
     """`guard` is the side of a window's test where its non-final micro-batches run, of the
     window the step's test closes (`if i % N != 0: with no_sync(): ... backward()` beside `if
     i % N == 0: ... backward(); step()`)."""
-    inside, end = guard.inside_window, step_guard.boundary
-    return inside is not None and end is not None and inside.counters == end.counters and ast.dump(inside.factor) == ast.dump(end.factor)
+    return _same_window(guard.inside_window, step_guard.boundary)
+
+
+def _same_window(one: Boundary | None, other: Boundary | None) -> bool:
+    """Two tests of one window: the same counters, the same factor."""
+    return one is not None and other is not None and one.counters == other.counters and ast.dump(one.factor) == ast.dump(other.factor)
 
 
 def _split_by_window_test(one: Event, other: Event) -> bool:

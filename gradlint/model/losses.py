@@ -6,7 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, module_forwards, resolve_callee
+from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, constructor, module_forwards, resolve_callee
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.values import element_target
@@ -25,7 +25,6 @@ CRITERION = re.compile(r"crit|loss", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze", "view", "reshape", "flatten"})
-MODULE_MOVES = frozenset({"cuda", "to", "cpu", "float", "half", "double"})  # what `criterion.cuda()` returns is the criterion
 COUNT_CASTS = MASK_CASTS | {"clamp", "clamp_min"}  # `mask.sum().clamp(min=1)`: still the mask's count
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`, a
 # StyleGAN phase's `gain`): it sets the term's share, it does not divide by the window.
@@ -284,9 +283,7 @@ class _Analysis:
         if not isinstance(func, (ast.Name, ast.Attribute)) or dotted(func) is None:
             return False
         built, _, _ = self.model.values.reaching_value(func, scope, call.lineno)
-        while isinstance(built, ast.Call) and isinstance(built.func, ast.Attribute) and built.func.attr in MODULE_MOVES:
-            built = built.func.value  # `.cuda()`, `.to(device)` on the built criterion
-        return isinstance(built, ast.Call) and _reduces_by_sum(built)
+        return isinstance(built, ast.Call) and _reduces_by_sum(constructor(built))  # `.cuda()` returns the criterion
 
     def spans_cached_micro_batches(self, call: ast.Call, scope: ast.AST) -> bool:
         """Gradient caching: the loss is taken over this micro-batch's output concatenated with

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, MoveStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.guards import modulo_part, negated_source
+from gradlint.model.guards import negated_source
 from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.losses import running_counter_divisor
 from gradlint.rules.base import Finding, Rule
@@ -143,21 +143,12 @@ class ZeroGradInsideAccumulation(Rule):
 def _cleared_before_the_last_backward(loop, accumulation, steps):
     """(clear, the step it spoils) for `if i % N == 0: zero_grad()` before the backward and
     `if i % N == 0: step()` after it: on the window's last micro-batch the clear comes first."""
-    guard = accumulation.guard
-    if guard is None or guard.boundary is None:
-        return
-
-    window = ast.dump(modulo_part(guard.test))
-
-    def at_the_step(event) -> bool:
-        return any(g.boundary is not None and g.holds == guard.holds and ast.dump(modulo_part(g.test)) == window for g in event.guards)
-
     backwards = [b for b in loop.on_path(Kind.BACKWARD) if accumulation.runs_every_micro_batch(b)]
     for zero in loop.on_path(Kind.ZERO_GRAD):
-        if zero.inlined:
-            continue  # a helper's clear, spelled with its own names: which optimizer it clears is not read
-        stepped = [s for s in steps if at_the_step(s) and s.optimizer in (zero.optimizer, zero.target)]
-        if stepped and at_the_step(zero) and any(zero.order < b.order < stepped[-1].order for b in backwards):
+        if zero.inlined or not accumulation.on_the_steps_micro_batch(zero):
+            continue  # (a helper's clear is spelled with its own names: which optimizer it clears is not read)
+        stepped = [s for s in steps if accumulation.on_the_steps_micro_batch(s) and s.optimizer in (zero.optimizer, zero.target)]
+        if stepped and any(zero.order < b.order < stepped[-1].order for b in backwards):
             yield zero, stepped[-1]
 
 

@@ -9,6 +9,7 @@ from gradlint.fixplan import FixPlan, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.events import STEPS
 from gradlint.model.guards import negated_source, window_part
+from gradlint.model.loops import excluded_off_boundary
 from gradlint.model.prepared import accelerate_window, is_prepared, schedule_counts_micro_batches
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
@@ -70,7 +71,7 @@ class ClipPerMicroBatch(LoopRule):
             if elsewhere:  # moved to the step, it would keep its own window test around it
                 yield Finding(self.code, model.span(clip.anchor), message, None)
                 continue
-            if any(accumulation.at_step(c) and not _split_off_the_window(clip, c) for c in loop.of(Kind.CLIP)):
+            if any(accumulation.at_step(c) and not excluded_off_boundary(clip, c) for c in loop.of(Kind.CLIP)):
                 # the step's branch on the clip's path clips already
                 yield Finding(self.code, model.span(clip.anchor), message, self._remove(model, loop, clip))
                 continue
@@ -275,11 +276,6 @@ class DroppedTailMicroBatches(LoopRule):
             "Also step on the epoch's last micro-batch",
             ReplaceExpression(model.position(test), original, new),
         )
-
-
-def _split_off_the_window(one, other) -> bool:
-    """The two are on different branches of a test other than the window's (`if amp:`)."""
-    return any(a.excludes(b) for a in one.guards for b in other.guards if a.boundary is None and a.inside_window is None and b.boundary is None)
 
 
 def _steps_first(test: ast.expr, tail) -> bool:
