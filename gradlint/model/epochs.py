@@ -8,10 +8,11 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, callers, class_of_scope, own_schedule
-from gradlint.model.events import STEPS, Kind, unit_events
+from gradlint.model.callees import CallContext, callers, class_of_scope, own_schedule, resolve_callee
+from gradlint.model.events import STEPS, Event, Kind, unit_events
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
+from gradlint.model.values import iter_calls
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel, TrainingLoop
@@ -38,6 +39,49 @@ def scheduler_steps_before_training(model: "ModuleModel", loop: "TrainingLoop") 
     if outer_index is None:
         return _at_start_of_epoch_function(model, loop, chain[-1])
     return _early_in_epoch(model, chain[outer_index], chain[outer_index - 1])
+
+
+def scheduler_steps_before_imported_training(model: "ModuleModel") -> list[tuple[EarlySchedulerStep, "ModuleModel", Event]]:
+    """`for epoch ...: scheduler.step(); train_one_epoch(model, loader, optimizer)` where the
+    function holding the batch loop is in another module of the project: that module has no
+    scheduler to report, so this one reports its epoch loop. Each early step comes with the
+    other module and the first optimizer step of the training loop the call runs there."""
+    if model.project is None:
+        return []
+    found = []
+    for stmt, call in iter_calls(model, ("step",)):
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step" and model.roles.of(call.func.value) is Role.SCHEDULER):
+            continue
+        chain = model.parents.chain(stmt)
+        index = next((i for i, s in enumerate(chain[1:], 1) if isinstance(s, LOOPS)), None)
+        if index is None or chain[index - 1] not in chain[index].body:
+            continue
+        outer = chain[index]
+        scope = model.parents.scope_of(outer)
+        context = CallContext(model, scope, class_of_scope(model, scope))
+        for holder in outer.body[outer.body.index(chain[index - 1]) + 1 :]:
+            training = _imported_training_step(model, holder, context)
+            if training is not None:
+                found += [(early, *training) for early in _early_in_epoch(model, outer, holder) if early.call is call]
+                break
+    return found
+
+
+def _imported_training_step(model: "ModuleModel", holder: ast.stmt, context: CallContext) -> tuple["ModuleModel", Event] | None:
+    """The first optimizer step of a training loop in a function of another project module
+    that the statement calls (`train_loss = train_one_epoch(...)`)."""
+    value = getattr(holder, "value", None)
+    if not isinstance(value, ast.Call):
+        return None
+    callee = resolve_callee(model, value, context)
+    if callee is None or callee.module is model or not isinstance(callee.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for loop in callee.module.loops:
+        if callee.module.parents.scope_of(loop.node) is callee.function and (view := loop.ordered_by_hand) is not None:
+            steps = view.of(*STEPS)
+            if steps:
+                return callee.module, steps[0]
+    return None
 
 
 def _early_in_epoch(model: "ModuleModel", outer: ast.stmt, holder: ast.stmt) -> list[EarlySchedulerStep]:

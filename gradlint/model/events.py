@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
-from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, value_outside
+from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.flags import countdown_test, flag_condition
@@ -1175,6 +1175,8 @@ def _passed_switch(frame: Frame, test: ast.expr) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _passed_switch(frame, test.operand)
         return None if inner is None else not inner
+    if isinstance(test, ast.Name) and frame.caller is None and test.id in parameter_names(frame.scope):
+        return switch_every_caller_sets(frame, test.id)  # `if is_adversarial:`, every call passing False
     argument = frame.arguments.get(test.id) if isinstance(test, ast.Name) else None
     if not (isinstance(argument, ast.Constant) and isinstance(argument.value, bool)):
         return None

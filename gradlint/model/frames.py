@@ -343,6 +343,39 @@ def value_outside(frame: Frame, name: str) -> ast.expr | None:
     return None
 
 
+def switch_every_caller_sets(frame: Frame, name: str) -> bool | None:
+    """The one truth value every call of the unit's function gives its parameter `name`: a
+    literal, a name the caller only ever sets to that literal (`is_adversarial = False; train(...,
+    is_adversarial)`), or the default. None when a call passes anything else, or nothing calls it."""
+    function = frame.scope
+    if frame.caller is not None or not isinstance(function, FUNCTION_TYPES) or frame.module.scope(function).assignments.get(name):
+        return None
+    values = set()
+    for call, context in callers(frame.module, function):
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        bound = bind_arguments(Callee(frame.module, function, _bound_class(frame.module, function, call)), call)
+        values.add(_truth(context, bound[name], call.lineno) if name in bound else _default_truth(function, name))
+    return values.pop() if len(values) == 1 and None not in values else None
+
+
+def _truth(context: CallContext, value: ast.expr, line: int) -> bool | None:
+    if isinstance(value, ast.Name) and value.id not in parameter_names(context.scope):
+        assigned = context.module.scope(context.scope).assignments.get(value.id, ())
+        truths = {_truth(context, s.value, line) if isinstance(s, ast.Assign) and not isinstance(s.value, ast.Name) else None for s in assigned}
+        return truths.pop() if len(truths) == 1 else None
+    return value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
+
+
+def _default_truth(function: ast.AST, name: str) -> bool | None:
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
+    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
+    default = defaults.get(name)
+    return default.value if isinstance(default, ast.Constant) and isinstance(default.value, bool) else None
+
+
 def _in_caller(frame: Frame, argument: ast.expr) -> ast.expr | None:
     """The value of a name the caller passed (`apply = i % k == 0; self.train_batch(x, apply)`),
     read in the caller's own code before the call: a name of the caller means nothing here."""

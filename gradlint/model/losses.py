@@ -234,6 +234,10 @@ class _Analysis:
             return self.expr(call.args[0], scope, call.lineno, depth + 1)  # `torch.mean(loss)` as `loss.mean()`
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
             return True if qualname.endswith(("div", "divide")) else None
+        if isinstance(func, ast.Call):  # `nn.MSELoss()(out, y)`: a criterion built where it is called
+            built = constructor(func)
+            if (self.model.imports.qualname(built.func) or "").startswith("torch.nn."):
+                return None if _reduces_by_sum(built) else False
         context = CallContext(self.model, scope, class_of_scope(self.model, scope))
         helper = resolve_callee(self.model, call, context)
         if helper is not None and isinstance(helper.function, ast.Lambda):

@@ -85,19 +85,51 @@ def _no_sync_owner(value: ast.expr) -> str | None:
 
 def _sharded(model: ModuleModel, stmt: ast.stmt, owner: str) -> bool:
     """The model is FSDP (a parameter annotated so, a name made by the wrapper or by a helper of
-    the module that returns one): FSDP reads its no_sync flag in the backward's hooks, so a
-    context around the backward alone is right."""
+    the module that returns one, also as an element of a tuple it returns): FSDP reads its
+    no_sync flag in the backward's hooks, so a context around the backward alone is right."""
     scope = model.parents.scope_of(stmt)
     arguments = getattr(scope, "args", None)
     makers = [a.annotation for a in (arguments.args + arguments.kwonlyargs if arguments else [])
               if a.arg == owner and a.annotation is not None]
-    value, _, _ = model.values.reaching_value(ast.parse(owner, mode="eval").body, scope, stmt.lineno)
-    if isinstance(value, ast.Call):
-        makers.append(value.func)
-        helper = resolve_callee(model, value, CallContext(model, scope, model.parents.enclosing_class(scope)))
-        if helper is not None and helper.module is model and helper.function.returns is not None:
-            makers.append(helper.function.returns)
-    return any(names_sharded_class(m) for m in makers)
+    return any(names_sharded_class(m) for m in makers) or _made_sharded(model, owner, scope, stmt.lineno, depth=0)
+
+
+def _made_sharded(model: ModuleModel, name: str, scope: ast.AST, line: int, depth: int) -> bool:
+    """The assignment of `name` reaching `line` gives it an FSDP model: `FSDP(...)`, or what a
+    helper of the module returns, the element `name` unpacks (`student, params = load(...)`),
+    by the helper's annotation or by what its returns are made of (a few helpers deep)."""
+    if depth > 3:
+        return False
+    value, where, _ = model.values.reaching_value(ast.parse(name, mode="eval").body, scope, line)
+    element = None
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Call) and isinstance(getattr(value.slice, "value", None), int):
+        value, element = value.value, value.slice.value  # the element a tuple-unpacking assignment takes
+    if not isinstance(value, ast.Call):
+        return False
+    if element is None and names_sharded_class(value.func):
+        return True
+    helper = resolve_callee(model, value, CallContext(model, where, model.parents.enclosing_class(where)))
+    if helper is None or helper.module is not model or not isinstance(helper.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if names_sharded_class(_part(helper.function.returns, element)):
+        return True
+    returned = [_part(value, element) for value in model.returns(helper.function)]
+    return bool(returned) and all(
+        isinstance(value, ast.Name) and _made_sharded(model, value.id, helper.function, value.lineno, depth + 1)
+        for value in returned
+    )
+
+
+def _part(value: ast.expr | None, element: int | None) -> ast.expr | None:
+    """The `element`-th part of a returned tuple (or of a `Tuple[...]` annotation); the value
+    itself when no element is asked."""
+    if element is None or value is None:
+        return value
+    if isinstance(value, ast.Subscript):  # `Tuple[FullyShardedDataParallel, ...]`
+        value = value.slice
+    if isinstance(value, ast.Tuple) and element < len(value.elts):
+        return value.elts[element]
+    return None
 
 
 def _only_backward(with_stmt: ast.stmt, ddp: str) -> bool:

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import MoveStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
-from gradlint.model.epochs import scheduler_steps_before_training, skips_first_epoch
+from gradlint.model.epochs import EarlySchedulerStep, scheduler_steps_before_imported_training, scheduler_steps_before_training, skips_first_epoch
 from gradlint.model.events import STEPS
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, LoopRule
@@ -168,11 +168,19 @@ class SchedulerBeforeStep(LoopRule):
             ))
         yield from self._epoch_level(model, loop)
 
+    def check(self, model: ModuleModel) -> Iterator[Finding]:
+        yield from super().check(model)
+        for early, module, step in scheduler_steps_before_imported_training(model):
+            called = model.source(early.training.value.func)
+            where = f" of {module.project.path.name}" if module.project else ""
+            yield self._early_finding(
+                model, early, "at the start of every epoch", f"the epoch's {code(module, step)} calls (in `{called}(...)`{where})",
+            )
+
     def _epoch_level(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         """`for epoch ...: scheduler.step()` and then the epoch's training loop."""
         step = loop.of(*STEPS)[0]
         for early in scheduler_steps_before_training(model, loop):
-            scheduler = model.source(early.call.func.value)
             if early.per_epoch_call is None:
                 start = "at the start of every epoch"
             else:
@@ -182,20 +190,23 @@ class SchedulerBeforeStep(LoopRule):
                     f"at the start of `{model.parents.scope_of(early.stmt).name}`, which the loop at line "
                     f"{epochs.lineno}{where} runs once per epoch,"
                 )
-            message = (
-                f"`{scheduler}.step()` runs {start} before the epoch's "
-                f"{code(model, step)} calls: each epoch trains with the learning rate meant for the "
-                "next one, and the schedule's first value is never used"
-            )
-            # only a statement that is there for the step moves: `if phase == "train":
-            # scheduler.step(); model.train()` must keep `model.train()` where it is
-            movable = model.parents.movable(innermost(early.stmt, early.call))
-            operation = None if movable is not early.stmt or contains(movable, loop.node) else MoveStatement(
-                model.position(movable), model.position(early.training), "after"
-            )
-            yield Finding(self.code, model.span(early.call), message, self.plan(
-                f"Move `{scheduler}.step()` after the epoch's training loop", operation
-            ))
+            yield self._early_finding(model, early, start, f"the epoch's {code(model, step)} calls")
+
+    def _early_finding(self, model: ModuleModel, early: EarlySchedulerStep, start: str, steps: str) -> Finding:
+        scheduler = model.source(early.call.func.value)
+        message = (
+            f"`{scheduler}.step()` runs {start} before {steps}: each epoch trains with the "
+            "learning rate meant for the next one, and the schedule's first value is never used"
+        )
+        # only a statement that is there for the step moves: `if phase == "train":
+        # scheduler.step(); model.train()` must keep `model.train()` where it is
+        movable = model.parents.movable(innermost(early.stmt, early.call))
+        operation = None if movable is not early.stmt or contains(movable, early.training) else MoveStatement(
+            model.position(movable), model.position(early.training), "after"
+        )
+        return Finding(self.code, model.span(early.call), message, self.plan(
+            f"Move `{scheduler}.step()` after the epoch's training loop", operation
+        ))
 
 
 def _after_the_steps(model: ModuleModel, loop: TrainingLoop, sched, last) -> ast.stmt | None:

@@ -3377,3 +3377,73 @@ def test_a_window_a_subclass_passes_as_one_to_its_base_trainers_init_is_no_windo
     assert windowed != CELL_SEGMENTATION_TRAINER
     (workdir / "cell_segmentation/trainer.py").write_text(textwrap.dedent(windowed))
     assert codes(check(gradlint, "cell_segmentation/trainer.py")) == [("trainer.py", "GL201")]
+
+
+SRC_TRAINER = '''\
+    import torch
+
+
+    def train_one_epoch(model, loader, optimizer, criterion, scaler=None, accum_steps=1):
+        model.train()
+        use_amp = scaler is not None
+        optimizer.zero_grad(set_to_none=True)
+        for it, (images, labels) in enumerate(loader):
+            with torch.amp.autocast("cuda", enabled=use_amp):
+                loss = criterion(model(images.cuda()), labels.cuda()) / accum_steps
+            if use_amp:
+                scaler.scale(loss).backward()
+            else:
+                loss.backward()
+            if (it + 1) % accum_steps == 0 or it + 1 == len(loader):
+                if use_amp:
+                    scaler.step(optimizer)
+                    scaler.update()
+                else:
+                    optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+'''
+
+SCHEDULED_SCRIPT = '''\
+    import sys
+
+    import torch
+
+    sys.path.append("src")
+    from classification.trainer import train_one_epoch
+
+
+    def make_scheduler(optimizer, cfg):
+        if cfg.scheduler is None:
+            return None
+        if cfg.scheduler == "cosine":
+            return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg.epochs)
+        return torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+
+
+    def main(cfg, model, loader, criterion):
+        optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+        scheduler = make_scheduler(optimizer, cfg)
+        scaler = torch.amp.GradScaler("cuda")
+        for epoch in range(1, cfg.epochs + 1):
+            if scheduler and not isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                scheduler.step()
+            current_lr = optimizer.param_groups[0]["lr"]
+            train_loss = train_one_epoch(model, loader, optimizer, criterion, scaler=scaler, accum_steps=cfg.accum)
+            print(epoch, current_lr, train_loss)
+'''
+
+
+def test_a_scheduler_stepped_before_the_epoch_of_a_training_function_in_another_module_is_gl106(workdir, gradlint):
+    """Competition-script style: the epoch loop steps the scheduler, then calls the trainer
+    module (under `src/`, found through sys.path) whose loop steps the optimizer: the first
+    epoch trains at the schedule's second value. Reported in the script, where the fix moves
+    the scheduler after the call; silent once it is there."""
+    project(workdir, {"src/classification/__init__.py": "", "src/classification/trainer.py": SRC_TRAINER, "run.py": SCHEDULED_SCRIPT})
+    run = gradlint("check", "--select", "GL106", "--format", "concise", ".")
+    assert codes(run) == [("run.py", "GL106")], run.stdout
+    assert "before the epoch's `scaler.step(optimizer)` calls (in `train_one_epoch(...)` of trainer.py)" in run.stdout
+    fixed = gradlint("fix", "--select", "GL106", ".")
+    assert fixed.exit_code == 0, fixed.stdout
+    text = (workdir / "run.py").read_text()
+    assert text.index("train_loss = train_one_epoch(") < text.index("scheduler.step()") < text.index("print(epoch")
+    assert codes(gradlint("check", "--select", "GL106", "--format", "concise", ".")) == []
