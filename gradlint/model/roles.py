@@ -103,6 +103,8 @@ class Roles:
                     role = classify_constructor(qualname) if qualname else None
                     if role is None and qualname in ddp_subclasses:
                         role = Role.DDP_MODEL
+                    if role and _switched_off(model, node):
+                        continue  # `DDP = False` at the top, then `if DDP: model = DDP(model)`: never built
                     if role:
                         self._assign(targets, role)
                         for name in filter(None, map(dotted, targets)):
@@ -259,6 +261,21 @@ def _unconditional(model: "ModuleModel", stmt: ast.stmt) -> bool:
     """Whether `stmt` runs whenever its function (or module) does: no `if`, `try` or loop
     between them."""
     return all(isinstance(node, ast.With) for node in model.parents.chain(stmt)[1:])
+
+
+def _switched_off(model: "ModuleModel", stmt: ast.stmt) -> bool:
+    """Whether `stmt` sits on a branch a module's constant switch rules out (`ddp = False` at the
+    top of a script, then `if ddp: model = DistributedDataParallel(model)`), as the event walk
+    skips it."""
+    from gradlint.model.values import constant_setting  # values reads roles: imported when asked
+
+    chain = model.parents.chain(stmt)
+    for child, node in zip(chain, chain[1:]):
+        if isinstance(node, ast.If) and child is not node.test:
+            truth = constant_setting(model, node.test)
+            if truth is not None and any(child is s for s in (node.orelse if truth else node.body)):
+                return True
+    return False
 
 
 def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST | None:

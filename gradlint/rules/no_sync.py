@@ -1,4 +1,5 @@
-"""GL402: `no_sync()` around backward() alone, which DDP ignores."""
+"""GL402: a sync switch DDP never reads in time: `no_sync()` around backward() alone, or
+`require_backward_grad_sync` set between the forward and the backward."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ class NoSyncWithoutForward(Rule):
     code = "GL402"
     fix_applicability = "safe"
     name = "no-sync-without-forward"
-    summary = "`with model.no_sync():` wraps only backward(); the DDP forward runs outside it"
-    triggers = ("no_sync",)
+    summary = "`with model.no_sync():` wraps only backward(), or the sync flag is set after the forward: DDP reads it in the forward"
+    triggers = ("no_sync", "require_backward_grad_sync")
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         for with_stmt, context, ddp in _no_sync_contexts(model):
@@ -51,6 +52,30 @@ class NoSyncWithoutForward(Rule):
                 f"forward inside the context too"
             )
             yield Finding(self.code, model.span(context), message, _fix(model, forward, with_stmt))
+        yield from self._late_switches(model)
+
+    def _late_switches(self, model: ModuleModel) -> Iterator[Finding]:
+        """`ddp.require_backward_grad_sync = last` set after the forward and before the backward
+        of the iteration: DDP read the flag in the forward, so each backward syncs as the
+        iteration before asked (the window's first micro-batch all-reduces, the one that steps
+        does not)."""
+        for stmt, target in _sync_flag_assignments(model):
+            ddp = dotted(target.value)
+            scope = model.parents.scope_of(stmt)
+            loop = _enclosing_loop(model, scope, stmt.lineno)
+            if ddp is None or loop is None or _sharded(model, stmt, ddp):
+                continue
+            forward = _forward_before(model, scope, stmt.lineno, ddp)
+            if forward is None or not _backward_after(loop, stmt) or _set_before(model, loop, ddp, forward):
+                continue
+            message = (
+                f"`{model.source(target)}` is set after the forward (`{model.source(forward)}`) it is "
+                f"meant for: DDP reads the flag in the forward, so each micro-batch's backward syncs "
+                f"as the one before it asked (the window's first micro-batch all-reduces and the one "
+                f"that steps does not, so ranks step on gradients the others never averaged); set "
+                f"it before the forward"
+            )
+            yield Finding(self.code, model.span(target), message, _early_switch_fix(model, forward, stmt))
 
 
 def _no_sync_contexts(model: ModuleModel):
@@ -62,6 +87,33 @@ def _no_sync_contexts(model: ModuleModel):
         owner = next(filter(None, map(_no_sync_owner, _context_values(model, stmt, context))), None)
         if owner and not _sharded(model, stmt, owner):
             yield stmt, context, owner
+
+
+def _sync_flag_assignments(model: ModuleModel) -> Iterator[tuple[ast.Assign, ast.Attribute]]:
+    """(statement, target) for `x.require_backward_grad_sync = value`."""
+    for stmt, node in nodes_on_lines(model, ("require_backward_grad_sync",)):
+        if isinstance(stmt, ast.Assign) and any(node is t for t in stmt.targets) and isinstance(node, ast.Attribute) \
+                and node.attr == "require_backward_grad_sync":
+            yield stmt, node
+
+
+def _backward_after(loop: ast.stmt, stmt: ast.stmt) -> bool:
+    """A backward runs later in the same pass of the loop's body."""
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
+        and n.lineno > stmt.end_lineno
+        for s in loop.body for n in ast.walk(s)
+    )
+
+
+def _set_before(model: ModuleModel, loop: ast.stmt, ddp: str, forward: ast.Call) -> bool:
+    """The flag is also set before the forward in the loop's body (the late one then only
+    restores it)."""
+    return any(
+        isinstance(n, ast.Attribute) and n.attr == "require_backward_grad_sync" and isinstance(n.ctx, ast.Store)
+        and dotted(n.value) == ddp and n.lineno < forward.lineno
+        for s in loop.body for n in ast.walk(s)
+    )
 
 
 def _context_values(model: ModuleModel, stmt: ast.stmt, context: ast.expr) -> list[ast.expr]:
@@ -236,4 +288,22 @@ def _fix(model: ModuleModel, forward: ast.Call, with_stmt: ast.stmt) -> FixPlan 
     return FixPlan(
         "Move the forward into the no_sync context",
         tuple(MoveStatement(model.position(s), anchor, "before") for s in moved),
+    )
+
+
+def _early_switch_fix(model: ModuleModel, forward: ast.Call, stmt: ast.stmt) -> FixPlan | None:
+    """Move the flag's statement (with the `if ddp:` around it, when that holds only it) to
+    before the statement running the forward, when both share a block and nothing in between
+    assigns a name the flag's value reads."""
+    movable = model.parents.movable(stmt)
+    block = model.parents.block.get(movable) or []
+    first = next((s for s in block if contains(s, forward)), None)
+    if first is None or block.index(first) > block.index(movable):
+        return None
+    read = {n.id for n in ast.walk(movable) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if any(_assigned(s) & read for s in block[block.index(first) : block.index(movable)]):
+        return None
+    return FixPlan(
+        "Set the sync flag before the forward",
+        (MoveStatement(model.position(movable), model.position(first), "before"),),
     )
