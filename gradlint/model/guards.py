@@ -377,7 +377,7 @@ TAIL_WORDS = frozenset({"last", "end", "final", "total", "num", "epoch"})
 
 def _is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
     """`i == len(loader) - 1`, `i + 1 == len(loader)`, `is_last`, `step == total_steps - 1`:
-    a `len()` call (or, with `resolve`, a name assigned one: `len_data = len(loader)`) or a name
+    a `len()` call (or, with `resolve`, a name or attribute assigned one: `len_data = len(loader)`) or a name
     with a word that speaks of the end (`append` is no `end`). A test with a modulo
     (`(num_steps + 1) % N == 0`) is a window's test, whatever its names say."""
     if any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(expr)):
@@ -388,8 +388,9 @@ def _is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
         word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
         if word and TAIL_WORDS & set(word.lower().split("_")):
             return True
-        if isinstance(node, ast.Name) and resolve is not None and _is_len_call(resolve(node.id)):
-            return True
+        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name is not None and resolve is not None and _is_len_call(resolve(name)):
+            return True  # `len_data = len(loader)`, `self.train_batches = len(self.train_dataloader)`
     return False
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 from gradlint.model.names import dotted, names_project_gradient_method
 from gradlint.model.roles import Role, derives_from_ddp
 from gradlint.model.spelling import CALLED_NAME_BYTES, WORD_BYTE, call_starts
-from gradlint.model.summaries import CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
+from gradlint.model.summaries import ALTERNATE, CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -1097,17 +1097,21 @@ class ProjectContext:
         name = cls.name if constructor else f"{cls.name}.{function.name}" if cls else function.name
         found = []
         sites = self._index().callers(self.path, name)
-        # each caller once, under the name it calls the function by (`t` for `import ... as t`)
+        # each caller once, under the name it calls the function by (`t` for `import ... as t`);
+        # a name an import on another branch also binds (`train_epoch|1`) calls this one there
         for path, called_as in dict.fromkeys((path, site.callee.rsplit(".", 1)[-1]) for path, site in sites):
             caller = self.project.model(path)
             if caller is None:
                 continue
+            called_as, alternate, _ = called_as.partition(ALTERNATE)
             for call, stmt in [*caller.calls_named(called_as), *caller.partials_of(called_as)]:
                 scope = caller.parents.scope_of(stmt)
                 context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
                 if constructor:
                     made = class_of_instance(caller, call)
                     runs = made is not None and made[1] is cls
+                elif alternate:
+                    runs = True  # the caller's summary bound the name to this function there
                 else:
                     callee = resolve_called(caller, call, context)
                     runs = (callee.function is function) if callee is not None else any(

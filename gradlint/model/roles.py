@@ -101,6 +101,9 @@ class Roles:
                 for constructor in _constructors(node.value):
                     qualname = imports.qualname(constructor.func)
                     role = classify_constructor(qualname) if qualname else None
+                    if role is None and isinstance(constructor.func, ast.Name):
+                        qualname = _class_alias(model, node, constructor.func.id) or qualname
+                        role = classify_constructor(qualname) if qualname else None
                     if role is None and qualname in ddp_subclasses:
                         role = Role.DDP_MODEL
                     if role and _switched_off(model, node):
@@ -261,6 +264,18 @@ def _unconditional(model: "ModuleModel", stmt: ast.stmt) -> bool:
     """Whether `stmt` runs whenever its function (or module) does: no `if`, `try` or loop
     between them."""
     return all(isinstance(node, ast.With) for node in model.parents.chain(stmt)[1:])
+
+
+def _class_alias(model: "ModuleModel", stmt: ast.stmt, name: str) -> str | None:
+    """The class a local name stands for (`wrapper = torch.nn.parallel.DistributedDataParallel`,
+    then `model = wrapper(model, ...)`): the dotted value of its last plain assignment before
+    `stmt`, in the function or at the module's top."""
+    for scope in (model.parents.scope_of(stmt), model.tree):
+        earlier = model.scope(scope).before(name, stmt.lineno)
+        if earlier:
+            value = getattr(earlier[-1], "value", None)
+            return model.imports.qualname(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+    return None
 
 
 def _switched_off(model: "ModuleModel", stmt: ast.stmt) -> bool:

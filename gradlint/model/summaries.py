@@ -24,11 +24,12 @@ from gradlint.model.spelling import called_heads
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
-FORMAT = 4  # bump when the shape of a summary changes: cached summaries of another shape are ignored
+FORMAT = 5  # bump when the shape of a summary changes: cached summaries of another shape are ignored
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPOUND = (*FUNCTIONS, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 MAX_CALL_SITES = 256  # call sites recorded per module
 STAR = "*"  # the key prefix of a star import among a summary's imports
+ALTERNATE = "|"  # joins a name to the index of another import binding it (`name|1`)
 
 
 @dataclass(frozen=True)
@@ -140,10 +141,26 @@ def read_imports(statements: list[ast.stmt]) -> dict[str, Import]:
         elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if alias.name != "*":
-                    found[alias.asname or alias.name] = Import(node.module or "", node.level, alias.name)
+                    _bind(found, alias.asname or alias.name, Import(node.module or "", node.level, alias.name))
                 else:  # keyed by what no name can be: resolved against the module's names later
                     found[STAR + "." * node.level + (node.module or "")] = Import(node.module or "", node.level, alias.name)
     return found
+
+
+def _bind(found: dict[str, Import], name: str, imported: Import) -> None:
+    """Bind `name`; a name another import bound differently before (`from engine import
+    train_stage1 as train_epoch` on one branch, `... train_stage2 as train_epoch` on the other)
+    keeps that one under a key no name can be (`train_epoch|1`): a call of the name may run either."""
+    earlier = found.get(name)
+    if earlier is not None and earlier != imported:
+        count = sum(key.startswith(name + ALTERNATE) for key in found)
+        found[f"{name}{ALTERNATE}{count + 1}"] = earlier
+    found[name] = imported
+
+
+def alternates(imports: dict[str, Import], name: str) -> list[str]:
+    """The keys of the other imports that bound `name` (see `_bind`)."""
+    return [key for key in imports if key.startswith(name + ALTERNATE)] if name + ALTERNATE + "1" in imports else []
 
 
 def star_imports(imports: dict[str, Import]) -> list[Import]:
@@ -229,6 +246,9 @@ def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
             if callee is not None and sites < MAX_CALL_SITES:
                 sites += 1
                 yield _call_site(model, stmt, call, callee)
+                head, dot, rest = callee.partition(".")
+                for key in alternates(imports, head):  # the same call, of the name's other import
+                    yield _call_site(model, stmt, call, key + dot + rest)
 
 
 def _imported_callee(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, imports: dict[str, Import], instances: set[str]) -> str | None:

@@ -271,8 +271,15 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     if dotted(source) is None or _endless(model, loop, source):
         return None  # a generator, iter(...), zip(...): its length is not known
     index = target.elts[0].id
-    if start is not None and loop.body and _counts_one_up(loop.body[0], index):
+    counted_up = bool(loop.body) and _counts_one_up(loop.body[0], index)
+    if start is not None and counted_up:
         start += 1  # `index += 1` first thing in the body: counted from `start + 1`
+    if any(
+        isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and index in _assigned_names(n)
+        and not (counted_up and n is loop.body[0])
+        for n in ast.walk(loop)
+    ):
+        start = None  # `step += 1 + epoch * len(loader)`: rebased, maybe across epochs
     return index, start, source
 
 

@@ -9,6 +9,7 @@ from gradlint.fixplan import MoveStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.epochs import EarlySchedulerStep, scheduler_steps_before_imported_training, scheduler_steps_before_training, skips_first_epoch
 from gradlint.model.events import STEPS
+from gradlint.model.names import dotted
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, LoopRule
 from gradlint.rules.micro_batches import advances_per_micro_batch, once_per_update
@@ -143,7 +144,7 @@ class SchedulerBeforeStep(LoopRule):
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         for sched in loop.of(Kind.SCHED_STEP):
-            if sched.node.args or sched.node.keywords or sched.own_schedule:
+            if sched.node.args or sched.node.keywords or sched.own_schedule or _fallback_of_explicit_step(sched.module or model, sched.stmt, sched.node):
                 continue  # ReduceLROnPlateau's metric, an explicit epoch, a project's own class: their own convention
             if skips_first_epoch(sched):
                 continue  # `if epoch > 0:` as a new epoch begins: after the previous epoch's steps
@@ -207,6 +208,20 @@ class SchedulerBeforeStep(LoopRule):
         return Finding(self.code, model.span(early.call), message, self.plan(
             f"Move `{scheduler}.step()` after the epoch's training loop", operation
         ))
+
+
+def _fallback_of_explicit_step(model: ModuleModel, stmt: ast.stmt, call: ast.Call) -> bool:
+    """`try: scheduler.step(it) except: scheduler.step()`: the bare call only stands in for the
+    explicit one when that fails, and follows its convention."""
+    receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    for node in model.parents.chain(stmt)[1:]:
+        if isinstance(node, ast.Try) and any(h.lineno <= stmt.lineno <= h.end_lineno for h in node.handlers):
+            return receiver is not None and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "step"
+                and dotted(n.func.value) == receiver and (n.args or n.keywords)
+                for body_stmt in node.body for n in ast.walk(body_stmt)
+            )
+    return False
 
 
 def _after_the_steps(model: ModuleModel, loop: TrainingLoop, sched, last) -> ast.stmt | None:

@@ -3447,3 +3447,55 @@ def test_a_scheduler_stepped_before_the_epoch_of_a_training_function_in_another_
     text = (workdir / "run.py").read_text()
     assert text.index("train_loss = train_one_epoch(") < text.index("scheduler.step()") < text.index("print(epoch")
     assert codes(gradlint("check", "--select", "GL106", "--format", "concise", ".")) == []
+
+
+TWO_STAGE_ENGINE = '''\
+    import torch
+
+
+    def train_stage1(model, criterion, data_loader, optimizer, device, epoch, accumulate_steps):
+        model.train()
+        optimizer.zero_grad()
+        for i, (samples, targets) in enumerate(data_loader):
+            outputs = model(samples.to(device))
+            losses = criterion(outputs, targets) / accumulate_steps
+            losses.backward()
+            if (i + 1) % accumulate_steps == 0 or i + 1 == len(data_loader):
+                optimizer.step()
+                optimizer.zero_grad()
+
+
+    def train_stage2(model, criterion, data_loader, optimizer, device, epoch, accumulate_steps):
+        model.train()
+        for samples, targets in data_loader:
+            optimizer.zero_grad()
+            criterion(model(samples.to(device)), targets).backward()
+            optimizer.step()
+'''
+
+TWO_STAGE_MAIN = '''\
+    import torch
+    from torch.nn.parallel import DistributedDataParallel
+
+
+    def main(args, build_model, criterion, loader):
+        model = build_model(args).cuda()
+        model = DistributedDataParallel(model, device_ids=[args.gpu])
+        optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+        if args.stage == 1:
+            from engine import train_stage1 as train_one_epoch
+        else:
+            from engine import train_stage2 as train_one_epoch
+        for epoch in range(args.epochs):
+            train_one_epoch(model, criterion, loader, optimizer, args.device, epoch, args.accumulate_steps)
+'''
+
+
+def test_a_name_two_branches_import_from_the_engine_calls_each_with_the_ddp_model(workdir, gradlint):
+    """VRDFormer style: `from engine import train_stage1 as train_one_epoch` on one branch and
+    `train_stage2` under the same name on the other; the one call runs either, so the first
+    stage's accumulating loop gets the DDP model too (the second steps on every batch)."""
+    project(workdir, {"engine.py": TWO_STAGE_ENGINE, "main.py": TWO_STAGE_MAIN})
+    run = check(gradlint, ".")
+    assert codes(run) == [("engine.py", "GL401")], run.stdout
+    assert "engine.py:10:" in run.stdout
