@@ -170,6 +170,8 @@ class _Analysis:
                 return self.expr(inner, scope, line, depth + 1)
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in NORMALIZING_METHODS:
                 return True
+            case ast.Call(func=ast.Attribute(value=receiver, attr="mean"), args=[], keywords=[]) if _elementwise_error(receiver):
+                return self.mean_of_errors(receiver, scope, line, depth)  # `((pred - y) ** 2).mean()`
             case ast.Call(func=ast.Attribute(value=receiver, attr=method)) if method in PASS_THROUGH_METHODS:
                 return self.expr(receiver, scope, line, depth + 1)
             case ast.Call(func=func):
@@ -187,6 +189,13 @@ class _Analysis:
             case ast.Dict(values=values):  # `{"ce": ce, "kl": kl}`: the loss terms a model returns
                 return _any_normalized([self.expr(v, scope, line, depth + 1) for v in values])
         return None
+
+    def mean_of_errors(self, errors: ast.expr, scope: ast.AST, line: int, depth: int) -> bool:
+        """A mean over the micro-batch of an error written out (`(pred - y) ** 2`, `abs(pred -
+        y)`): the micro-batch's own loss, raw unless one of the names it is made of was divided
+        on its way (`diff = (pred - y) / n`)."""
+        names = {n.id: n for n in ast.walk(errors) if isinstance(n, ast.Name)}
+        return True in [self.expr(n, scope, line, depth + 1) for n in names.values()]
 
     def last_element_write(self, element: ast.Subscript, scope: ast.AST, line: int) -> ast.stmt | None:
         """The last statement of `scope` before `line` writing `container['key']` (`=` or `/=`),
@@ -232,6 +241,8 @@ class _Analysis:
             return _any_normalized([self.expr(a, scope, call.lineno, depth + 1) for a in call.args[1:]])
         if qualname in REDUCING_FUNCTIONS and len(call.args) == 1 and isinstance(call.args[0], (ast.Name, ast.Attribute)):
             return self.expr(call.args[0], scope, call.lineno, depth + 1)  # `torch.mean(loss)` as `loss.mean()`
+        if qualname == "torch.mean" and len(call.args) == 1 and not call.keywords and _elementwise_error(call.args[0]):
+            return self.mean_of_errors(call.args[0], scope, call.lineno, depth)  # `torch.mean((pred - y) ** 2)`
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
             return True if qualname.endswith(("div", "divide")) else None
         if isinstance(func, ast.Call):  # `nn.MSELoss()(out, y)`: a criterion built where it is called
@@ -665,6 +676,24 @@ def _models_loss_method(func: ast.expr) -> bool:
         return False
     receiver = dotted(func.value)
     return receiver is not None and RAW_LOSS_CALLEE.search(receiver.rsplit(".", 1)[-1]) is not None
+
+
+ERROR_OPERATORS = (ast.Sub, ast.Add, ast.Mult, ast.Pow)
+ERROR_FUNCTIONS = frozenset({"abs", "pow", "square"})  # `abs(d)`, `d.pow(2)`, `torch.square(d)`
+
+
+def _elementwise_error(expr: ast.expr) -> bool:
+    """`(pred - y) ** 2`, `(pred - y).pow(2)`, `torch.abs(pred - y)`: a difference of two
+    tensors, squared or taken absolutely, with no division anywhere in it."""
+    nodes = list(ast.walk(expr))
+    if not any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) for n in nodes):
+        return False
+    for node in nodes:
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, ERROR_OPERATORS):
+            return False
+        if isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] not in ERROR_FUNCTIONS:
+            return False
+    return True
 
 
 def _is_weight_literal(expr: ast.expr) -> bool:

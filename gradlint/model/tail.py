@@ -275,9 +275,9 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     if start is not None and counted_up:
         start += 1  # `index += 1` first thing in the body: counted from `start + 1`
     if any(
-        isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and index in _assigned_names(n)
-        and not (counted_up and n is loop.body[0])
-        for n in ast.walk(loop)
+        isinstance(n, ast.Name) and n.id == index and isinstance(n.ctx, ast.Store)
+        and not (counted_up and n is loop.body[0].target)
+        for stmt in loop.body for n in ast.walk(stmt)
     ):
         start = None  # `step += 1 + epoch * len(loader)`: rebased, maybe across epochs
     return index, start, source
