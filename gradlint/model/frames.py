@@ -72,7 +72,7 @@ def _role_of_name(frame: Frame, name: str, assigning: frozenset[str]) -> Role | 
 
 def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
     role = frame.module.roles.named_role(name)
-    if role is not None:
+    if role is not None and not _built_by_other_classes(frame, name):
         return role
     head, _, rest = name.partition(".")
     if not rest and head != "self" and head not in parameter_names(frame.scope):
@@ -102,6 +102,21 @@ def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | No
     if rest or head not in parameter_names(frame.scope):
         return None
     return parameter_roles(frame.module, frame.scope).get(head)
+
+
+def _built_by_other_classes(frame: Frame, name: str) -> bool:
+    """`self.model = DDP(...)` only in classes of the module that are neither the frame's class
+    nor related to it: another trainer's attribute of the same name (roles are read module-wide,
+    by name, and `self.model` is everyone's)."""
+    if not name.startswith("self.") or frame.cls is None:
+        return False
+    module = frame.module
+    built = module.roles.constructors.get(name, ())
+    if not built:
+        return False
+    related = {id(c) for _, c in (*class_hierarchy(module, frame.cls), *subclasses_of(module, frame.cls))} | {id(frame.cls)}
+    owners = [next((c for c in module.classes.values() if c.lineno <= call.lineno <= c.end_lineno), None) for call in built]
+    return all(owner is not None and id(owner) not in related for owner in owners)
 
 
 def _assigned_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:

@@ -219,12 +219,12 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             found = [_boundary(v, resolve, depth + 1) for v in values]
             hits = [(v, b) for v, (p, b) in zip(values, found) if b is not None and p]
             if len(hits) > 1:  # `step == self.epoch_len - 1` reads as a window's end too: it is the tail
-                hits = [(v, b) for v, b in hits if not _is_tail_test(v, resolve)]
+                hits = [(v, b) for v, b in hits if not is_tail_test(v, resolve)]
             others = [v for v in values if hits and v is not hits[0][0]]
-            if len(hits) == 1 and others and all(_is_tail_test(v, resolve) or _turns_off(v, hits[0][1].factor) for v in others):
+            if len(hits) == 1 and others and all(is_tail_test(v, resolve) or _turns_off(v, hits[0][1].factor) for v in others):
                 boundary = hits[0][1]
                 # `not N or i % N == 0`: every micro-batch steps when accumulation is off
-                flushes = boundary.flushes_tail or any(_is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) for v in others)
+                flushes = boundary.flushes_tail or any(is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) for v in others)
                 return True, Boundary(boundary.factor, boundary.counters, flushes)
             return True, None
         case ast.BoolOp(op=ast.And(), values=values):
@@ -375,7 +375,7 @@ def _is_len_call(expr: ast.expr) -> bool:
 TAIL_WORDS = frozenset({"last", "end", "final", "total", "num", "epoch"})
 
 
-def _is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
+def is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
     """`i == len(loader) - 1`, `i + 1 == len(loader)`, `is_last`, `step == total_steps - 1`:
     a `len()` call (or, with `resolve`, a name or attribute assigned one: `len_data = len(loader)`) or a name
     with a word that speaks of the end (`append` is no `end`). A test with a modulo
@@ -458,8 +458,8 @@ def switches_off(test: ast.expr, factor: ast.expr) -> bool:
 def _is_not_tail_test(expr: ast.expr) -> bool:
     """`i + 1 != len(loader)`, `i < len(loader) - 1`, `not is_last`: true before the epoch's end."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-        return _is_tail_test(expr.operand)
-    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.NotEq, ast.Lt)) and _is_tail_test(expr)
+        return is_tail_test(expr.operand)
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.NotEq, ast.Lt)) and is_tail_test(expr)
 
 
 def _counters(expr: ast.expr) -> frozenset[str]:

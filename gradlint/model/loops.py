@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable
 from gradlint.model.callees import CallContext, callers, class_named, class_of_instance, class_of_scope, constructed_with, parameter_names, passed_to_base_init, resolve_callee
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
-from gradlint.model.guards import Boundary, Guard, modulo_part, negated_source, switches_off
+from gradlint.model.guards import Boundary, Guard, is_tail_test, modulo_part, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
 from gradlint.model.values import class_setting, dict_setting, instance_setting, reassigned
@@ -105,7 +105,7 @@ class Accumulation:
             return self.inner_loop in event.loops and not any(_picks_one(g, index) for g in event.guards)
         counters = self.guard.boundary.counters if self.guard is not None and self.guard.boundary else frozenset()
         return not any(
-            self._windows(g.boundary or g.inside_window) or _one_shot(g) or _opens_window(g, counters) for g in event.guards
+            self._windows(g.boundary or g.inside_window) or _reset_by_itself(g) or _opens_window(g, counters) for g in event.guards
         )
 
     def on_the_steps_micro_batch(self, event: Event) -> bool:
@@ -726,17 +726,27 @@ def _loop_index(loop: ast.For) -> str | None:
     return target.id if isinstance(target, ast.Name) and (_called(loop.iter, "range") or _called(loop.iter, "enumerate")) else None
 
 
-def _one_shot(guard: Guard) -> bool:
-    """`if start: ...; start = False`: a flag the guarded code itself lowers runs that code once
-    until something raises it again (the step, for a window's first micro-batch)."""
-    flag = dotted(guard.test)
-    if flag is None or not guard.holds or not isinstance(guard.node, ast.If):
+def _reset_by_itself(guard: Guard) -> bool:
+    """A test the guarded code itself sets back: `if start: ...; start = False` runs once until
+    something raises the flag again (the step, for a window's first micro-batch); `if steps >=
+    K: evaluate(); steps = 0` once per K micro-batches, maybe `or` at the epoch's end (`or i + 1
+    == len(loader)`). Not on every micro-batch."""
+    if not guard.holds or not isinstance(guard.node, ast.If):
         return False
-    return any(
-        isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False
-        and any(dotted(t) == flag for t in node.targets)
-        for stmt in guard.node.body for node in ast.walk(stmt)
-    )
+    reset = {
+        ast.unparse(target) for stmt in guard.node.body for node in ast.walk(stmt)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in (0, False)
+        for target in node.targets
+    }
+    if not reset:
+        return False
+    test = guard.test
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    periodic = [
+        any(isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and ast.unparse(n) in reset for n in ast.walk(part))
+        for part in parts
+    ]
+    return any(periodic) and all(p or is_tail_test(part) for p, part in zip(periodic, parts))
 
 
 def _opens_window(guard: Guard, counters: frozenset[str]) -> bool:

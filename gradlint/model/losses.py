@@ -110,6 +110,8 @@ class _Analysis:
                     return self.expr(left, scope, line, depth + 1)
                 if self.counts_processes(right, scope, line, depth) or self.corrects_partial_batch(right, scope, line):
                     return self.expr(left, scope, line, depth + 1)
+                if _is_loss_weight(right):  # `loss / args.mask_ratio`: a term's weight, not the window
+                    return self.expr(left, scope, line, depth + 1)
                 if (
                     _averages_its_terms(left, self.counted_items(right, scope, line), scope)
                     or _averages_written_terms(left, right) or _own_size(left, right)

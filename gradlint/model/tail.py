@@ -274,13 +274,22 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     counted_up = bool(loop.body) and _counts_one_up(loop.body[0], index)
     if start is not None and counted_up:
         start += 1  # `index += 1` first thing in the body: counted from `start + 1`
-    if any(
-        isinstance(n, ast.Name) and n.id == index and isinstance(n.ctx, ast.Store)
-        and not (counted_up and n is loop.body[0].target)
-        for stmt in loop.body for n in ast.walk(stmt)
-    ):
+    if _rebased(loop.body[1:] if counted_up else loop.body, index):
         start = None  # `step += 1 + epoch * len(loader)`: rebased, maybe across epochs
     return index, start, source
+
+
+def _rebased(body: list[ast.stmt], index: str) -> bool:
+    """The body rebinds the loop's index before anything reads it (`step += 1 + epoch *
+    len(loader)` first thing): what the window tests is the new count. Read first (`do_step = it
+    % N == N - 1`, then `it = len(loader) * epoch + it` for the schedules), it is the epoch's."""
+    for stmt in body:
+        names = [n for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == index]
+        if any(isinstance(n.ctx, ast.Store) for n in names) and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.Try)):
+            return True
+        if names:
+            return False
+    return False
 
 
 def _endless(model: "ModuleModel", loop: ast.For, source: ast.expr) -> bool:
