@@ -693,15 +693,19 @@ def _bound_to_parameters(module: "ModuleModel", function: ast.FunctionDef, param
 def _given_here(module: "ModuleModel", function: ast.FunctionDef, cls: ast.ClassDef | None, called: set[str], touching: set[str]) -> set[str]:
     """Parameters of `function` (a method of `cls`) among `called` that a call in its own module
     passes an object made by one of the `touching` names (`loss_scaler = NativeScaler()` in
-    `main`, or in the method `train` calling `self.train_one_epoch(..., loss_scaler)`)."""
+    `main`, or in the method `train` calling `self.train_one_epoch(..., loss_scaler)`, or in
+    `main` calling `trainer.train_one_epoch(..., loss_scaler)` on `trainer = Trainer(...)`)."""
     from gradlint.model.callees import Callee, bind_arguments
 
     found = set()
     for call, stmt in module.calls_named(function.name):
         if cls is None and not isinstance(call.func, ast.Name):
             continue  # `x.train(...)`: some other object's method of the same name
-        if cls is not None and not (dotted(call.func) == f"self.{function.name}" and module.parents.enclosing_class(module.parents.scope_of(stmt)) is cls):
-            continue  # a method is called on `self` by the methods of its class
+        if cls is not None and not (
+            dotted(call.func) == f"self.{function.name}" and module.parents.enclosing_class(module.parents.scope_of(stmt)) is cls
+            or isinstance(call.func, ast.Attribute) and argument_producer(module, stmt, call.func.value) == cls.name
+        ):
+            continue  # a method is called on `self` by the methods of its class, or on an object made of it here
         for param, argument in bind_arguments(Callee(module, function, cls), call).items():
             producer = argument_producer(module, stmt, argument) if param in called else None
             if producer is not None and (producer in touching or producer.split(".")[0] in touching):

@@ -3499,3 +3499,45 @@ def test_a_name_two_branches_import_from_the_engine_calls_each_with_the_ddp_mode
     run = check(gradlint, ".")
     assert codes(run) == [("engine.py", "GL401")], run.stdout
     assert "engine.py:10:" in run.stdout
+
+
+PRETRAINER_SCRIPT = '''\
+    import torch
+    from util.misc import NativeScalerWithGradNormCount as NativeScaler
+
+
+    class Pretrainer:
+        def __init__(self, config):
+            self.config = config
+
+        def train_one_epoch(self, model, data_loader, optimizer, epoch, loss_scaler):
+            model.train()
+            optimizer.zero_grad()
+            for data_iter_step, (x1, x2) in enumerate(data_loader):
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = model(x1.cuda(non_blocking=True), x2.cuda(non_blocking=True))
+                loss = loss / self.config.accumulation_steps
+                loss_scaler(loss, optimizer, parameters=model.parameters(),
+                            update_grad=(data_iter_step + 1) % self.config.accumulation_steps == 0)
+                if (data_iter_step + 1) % self.config.accumulation_steps == 0:
+                    optimizer.zero_grad()
+
+
+    def main(config, build_model, data_loader):
+        model = build_model(config).cuda()
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[config.local_rank])
+        optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
+        pretrainer = Pretrainer(config=config)
+        loss_scaler = NativeScaler()
+        for epoch in range(config.epochs):
+            pretrainer.train_one_epoch(model, data_loader, optimizer, epoch, loss_scaler)
+'''
+
+
+def test_a_scaler_object_handed_to_a_method_of_an_object_made_in_the_same_script(workdir, gradlint):
+    """SimMIM-fork style: `main` makes `pretrainer = Pretrainer(...)` and calls its epoch method
+    with the DDP model and a NativeScaler-style object of another module, which does the
+    backward and the step; the script spells no backward of its own."""
+    project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_UTIL, "main_pretrain.py": PRETRAINER_SCRIPT})
+    run = check(gradlint, ".")
+    assert codes(run) == [("main_pretrain.py", "GL401")], run.stdout
