@@ -146,7 +146,8 @@ class Event:
             return True
         parents = self.module.parents if self.module is not None else None
         block = parents.block.get(self.stmt) if parents is not None else None
-        return block is not None and isinstance(parents.parent.get(self.stmt), ast.If) and _leaves_block(block)
+        branch = parents.parent.get(self.stmt) if parents is not None else None
+        return block is not None and isinstance(branch, ast.If) and (_leaves_block(block) or _raises_a_skip(parents, branch))
 
     def drops_skipped_window(self, step: "Event") -> bool:
         """`if stats["skip"]: zero_grad()` ... `if i % N == 0 and not stats["skip"]: step()`: the
@@ -1343,6 +1344,23 @@ def _divided(loss: ast.expr, divisor: ast.expr) -> ast.expr:
     if isinstance(divisor, ast.Constant) and divisor.value == 1:
         return loss
     return ast.copy_location(ast.BinOp(loss, ast.Div(), divisor), loss)
+
+
+def _raises_a_skip(parents, branch: ast.If) -> bool:
+    """`if action == "skip": zero_grad(); skip_step = True`, then `if not skip_step and ...:
+    optimizer.step()` after it: the branch abandons the window, as one leaving the iteration
+    would. (A flag the branch lowers again, or the branch's own test, skips nothing.)"""
+    raised = {}
+    for stmt in branch.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, bool):
+            raised.update((t.id, stmt.value.value) for t in stmt.targets if isinstance(t, ast.Name))
+    raised = {name for name, value in raised.items() if value is True}
+    return bool(raised) and any(
+        isinstance(n, ast.If) and n.lineno > branch.end_lineno
+        and any(isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not) and isinstance(t.operand, ast.Name) and t.operand.id in raised for t in ast.walk(n.test))
+        and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "step" for s in n.body for c in ast.walk(s))
+        for n in ast.walk(parents.scope_of(branch))
+    )
 
 
 def _finds_non_finite(test: ast.expr, holds: bool) -> bool:

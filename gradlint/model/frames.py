@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_names, resolve_callee, subclasses_of
+from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -58,6 +58,8 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
         return either(role_in_frame(frame, expr.body, assigning), role_in_frame(frame, expr.orelse, assigning))
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
         return _keyed_role(frame, expr.value, expr.slice.value, 0)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in RETURNS_SELF:
+        return role_in_frame(frame, expr.func.value, assigning)  # `model.to(rank)` is the model
     name = dotted(expr)
     return None if name is None else _role_of_name(frame, name, assigning)
 
@@ -77,14 +79,19 @@ def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | No
     head, _, rest = name.partition(".")
     if not rest and head != "self" and head not in parameter_names(frame.scope):
         return _assigned_role(frame, head, assigning)
+    if not rest and head != "self" and frame.module.scope(frame.scope).assignments.get(head) and head not in assigning:
+        # a parameter the function rebinds (`if distributed: model = DDP(policy); policy = model`)
+        rebound = _assigned_role(frame, head, assigning)
+        if rebound is not None:
+            return either(rebound, _parameter_role(frame, head))
     if frame.caller is not None:
         if head == "self" and frame.cls is not None and frame.cls is frame.caller.cls:
             return _role_of_name(frame.caller, name, frozenset())  # a method of the same object: the same `self`
+        if not rest:
+            return _parameter_role(frame, head)
         argument = frame.arguments.get(head)
         if argument is None:
             return None
-        if not rest:
-            return role_in_frame(frame.caller, argument) or _constructed_role(frame.caller.module, argument)
         outer = dotted(argument)
         role = frame.caller.module.roles.named_role(f"{outer}.{rest}") if outer else None
         if role is None and head == "self" and "." not in rest and frame.cls is not None:
@@ -102,6 +109,14 @@ def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | No
     if rest or head not in parameter_names(frame.scope):
         return None
     return parameter_roles(frame.module, frame.scope).get(head)
+
+
+def _parameter_role(frame: Frame, name: str) -> Role | None:
+    """The role of what the frame's callers pass for the parameter `name`."""
+    if frame.caller is not None:
+        argument = frame.arguments.get(name)
+        return None if argument is None else role_in_frame(frame.caller, argument) or _constructed_role(frame.caller.module, argument)
+    return parameter_roles(frame.module, frame.scope).get(name) if isinstance(frame.scope, FUNCTION_TYPES) else None
 
 
 def _built_by_other_classes(frame: Frame, name: str) -> bool:
