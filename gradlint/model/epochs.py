@@ -49,7 +49,7 @@ def scheduler_steps_before_imported_training(model: "ModuleModel") -> list[tuple
     if model.project is None:
         return []
     found = []
-    for stmt, call in iter_calls(model, ("step",)):
+    for stmt, call in iter_calls(model, (".step(",)):
         if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step" and model.roles.of(call.func.value) is Role.SCHEDULER):
             continue
         chain = model.parents.chain(stmt)
@@ -60,27 +60,34 @@ def scheduler_steps_before_imported_training(model: "ModuleModel") -> list[tuple
         scope = model.parents.scope_of(outer)
         context = CallContext(model, scope, class_of_scope(model, scope))
         for holder in outer.body[outer.body.index(chain[index - 1]) + 1 :]:
-            training = _imported_training_step(model, holder, context)
-            if training is not None:
-                found += [(early, *training) for early in _early_in_epoch(model, outer, holder) if early.call is call]
+            callee = _imported_function(model, holder, context)
+            early = [e for e in _early_in_epoch(model, outer, holder) if e.call is call] if callee is not None else []
+            step = _training_step(callee) if early else None
+            if step is not None:
+                found += [(e, callee.module, step) for e in early]
                 break
     return found
 
 
-def _imported_training_step(model: "ModuleModel", holder: ast.stmt, context: CallContext) -> tuple["ModuleModel", Event] | None:
-    """The first optimizer step of a training loop in a function of another project module
-    that the statement calls (`train_loss = train_one_epoch(...)`)."""
+def _imported_function(model: "ModuleModel", holder: ast.stmt, context: CallContext):
+    """The function of another project module the statement calls (`train_loss =
+    train_one_epoch(...)`), when it is one."""
     value = getattr(holder, "value", None)
     if not isinstance(value, ast.Call):
         return None
     callee = resolve_callee(model, value, context)
     if callee is None or callee.module is model or not isinstance(callee.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
+    return callee
+
+
+def _training_step(callee) -> Event | None:
+    """The first optimizer step of a training loop of the callee's function, in its module."""
     for loop in callee.module.loops:
         if callee.module.parents.scope_of(loop.node) is callee.function and (view := loop.ordered_by_hand) is not None:
             steps = view.of(*STEPS)
             if steps:
-                return callee.module, steps[0]
+                return steps[0]
     return None
 
 

@@ -79,8 +79,10 @@ def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | No
     head, _, rest = name.partition(".")
     if not rest and head != "self" and head not in parameter_names(frame.scope):
         return _assigned_role(frame, head, assigning)
-    if not rest and head != "self" and frame.module.scope(frame.scope).assignments.get(head) and head not in assigning:
-        # a parameter the function rebinds (`if distributed: model = DDP(policy); policy = model`)
+    if (
+        not rest and head != "self" and head not in assigning
+        and frame.module.scope(frame.scope).assignments.get(head) and frame.module.roles.named(Role.DDP_MODEL)
+    ):  # a parameter the function rebinds (`if distributed: model = DDP(policy); policy = model`)
         rebound = _assigned_role(frame, head, assigning)
         if rebound is not None:
             return either(rebound, _parameter_role(frame, head))

@@ -95,13 +95,18 @@ class Roles:
         # names wrapped in DDP by a statement every run executes: only their own `no_sync()`
         # exists whatever the run (`if args.distributed: model = DDP(model)` may leave a bare model)
         self.surely_ddp: set[str] = set()
+        # names bound to a dotted reference somewhere (`wrapper = torch.nn.parallel.DistributedDataParallel`)
+        referenced = {
+            t.id for s in model.statements if isinstance(s, ast.Assign) and isinstance(s.value, (ast.Name, ast.Attribute))
+            for t in s.targets if isinstance(t, ast.Name)
+        }
         for node in model.statements:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for constructor in _constructors(node.value):
                     qualname = imports.qualname(constructor.func)
                     role = classify_constructor(qualname) if qualname else None
-                    if role is None and isinstance(constructor.func, ast.Name):
+                    if role is None and isinstance(constructor.func, ast.Name) and constructor.func.id in referenced:
                         qualname = _class_alias(model, node, constructor.func.id) or qualname
                         role = classify_constructor(qualname) if qualname else None
                     if role is None and qualname in ddp_subclasses:
