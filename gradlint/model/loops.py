@@ -407,6 +407,8 @@ class TrainingLoop:
             # before the first step
             first = min(steps, key=lambda s: s.order)
             found = _inner_loop_accumulation(steps, [b for b in backwards if b.order < first.order], path, self._micro_batches_cut)
+        if found is not None and self._always_one(found.factor):
+            return None  # `for j in range(config['accumulation_steps'])` with the setting fixed at 1
         return found
 
     def _micro_batches_cut(self, loop: ast.For) -> ast.expr | None:
@@ -432,6 +434,8 @@ class TrainingLoop:
         name = dotted(factor)
         if isinstance(factor, ast.Subscript) and isinstance(factor.value, ast.Name) and isinstance(factor.slice, ast.Constant):
             settings = factor.value.id  # `CFG['grad_accum']` of a module-level settings dict
+            if settings in parameter_names(self.scope) and not self.model.scope(self.scope).assignments.get(settings):
+                return _handed_fields_of_one(self.model, factor, self.scope)  # `main(Config().__dict__)`
             local = settings in parameter_names(self.scope) or self.model.scope(self.scope).assignments.get(settings)
             values = [] if local and self.scope is not self.model.tree else dict_setting(self.model, settings, factor.slice.value)
             return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
@@ -563,6 +567,24 @@ def _setting_of_one(module: "ModuleModel", value: ast.expr, scope: ast.AST, line
         (values := class_setting(owner, cls, value.attr)) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
         for owner, cls in classes
     )
+
+
+def _handed_fields_of_one(module: "ModuleModel", factor: ast.Subscript, scope: ast.AST) -> bool:
+    """`config['accumulation_steps']` of a dict every caller (maybe through further callers)
+    hands over as the `__dict__` of a settings object whose class fixes the field at 1
+    (`Config().__dict__`, `Config.__init__` setting `self.accumulation_steps = 1`)."""
+    handed = handed_over(module, factor.value, scope, factor.lineno)
+    if not handed:
+        return False
+    for owner, expr, owner_scope, at in handed:
+        if not (isinstance(expr, ast.Attribute) and expr.attr == "__dict__"):
+            return False
+        made = owner.values.reaching_value(expr.value, owner_scope, at)[0] if isinstance(expr.value, ast.Name) else expr.value
+        built = class_of_instance(owner, made) if isinstance(made, ast.Call) and not made.args and not made.keywords else None
+        values = class_setting(*built, factor.slice.value) if built else []
+        if not values or not all(isinstance(v, ast.Constant) and v.value == 1 for v in values):
+            return False
+    return True
 
 
 def _settings_class(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> tuple["ModuleModel", ast.ClassDef] | None:

@@ -3541,3 +3541,53 @@ def test_a_scaler_object_handed_to_a_method_of_an_object_made_in_the_same_script
     project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_UTIL, "main_pretrain.py": PRETRAINER_SCRIPT})
     run = check(gradlint, ".")
     assert codes(run) == [("main_pretrain.py", "GL401")], run.stdout
+
+
+SETTINGS_OBJECT = '''\
+    class Config:
+        def __init__(self):
+            self.batch_size = 64
+            self.learning_rate = 2e-4
+            self.accumulation_steps = 1
+            self.epochs = 30
+'''
+
+TOKENIZER_TRAINING = '''\
+    import torch
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    from config import Config
+
+
+    def train_model(model, loader, config, rank):
+        optimizer = torch.optim.AdamW(model.parameters(), lr=config['learning_rate'])
+        for epoch in range(config['epochs']):
+            for batch in loader:
+                optimizer.zero_grad()
+                for j in range(config['accumulation_steps']):
+                    size = batch.shape[0] // config['accumulation_steps']
+                    loss = model(batch[j * size:(j + 1) * size].to(rank)) / config['accumulation_steps']
+                    loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 2.0)
+                optimizer.step()
+
+
+    def main(config, build, loader, rank):
+        model = DDP(build().to(rank), device_ids=[rank])
+        train_model(model, loader, config, rank)
+
+
+    if __name__ == "__main__":
+        config_instance = Config()
+        main(config_instance.__dict__, None, None, 0)
+'''
+
+
+def test_a_window_read_from_a_settings_objects_dict_that_fixes_it_at_one(workdir, gradlint):
+    """Kronos style: `main(Config().__dict__)` hands the settings object's fields down as a
+    dict; `Config.__init__` (another module) fixes `accumulation_steps` at 1, so the slicing loop
+    is one micro-batch per step and DDP syncs only what it must. Set to 4, it is GL401."""
+    project(workdir, {"config.py": SETTINGS_OBJECT, "train_tokenizer.py": TOKENIZER_TRAINING})
+    assert codes(check(gradlint, ".")) == []
+    (workdir / "config.py").write_text(textwrap.dedent(SETTINGS_OBJECT).replace("accumulation_steps = 1", "accumulation_steps = 4"))
+    assert codes(check(gradlint, ".")) == [("train_tokenizer.py", "GL401")]
