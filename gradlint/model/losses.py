@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, constructor, module_forwards, resolve_callee
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role
-from gradlint.model.values import element_target
+from gradlint.model.values import element_target, nodes_on_lines
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -366,6 +366,10 @@ class _Analysis:
                 told = any(isinstance(v, ast.Call) and _told_how_to_normalize(v) for v in producers)
                 return None if told else False
             return None
+        scaled = _scaled_in_place(self.model, name, scope, assignments[-1].lineno, line)
+        if scaled is not None:  # `loss.mul_(1.0 / n)` after `loss = criterion(...)`: as `loss * (1.0 / n)`
+            call, op = scaled
+            return self.expr(ast.BinOp(expr, op, call.args[0]), scope, call.lineno, depth + 1)
         # `loss = None` / `loss = 0` start a sum the loop adds terms to: no value of their own
         verdict = _any_normalized([self.assignment(stmt, expr, scope, depth) for stmt in assignments if not _starts_a_sum(stmt)])
         if verdict is None and _is_per_sample_quantity(name):
@@ -678,6 +682,23 @@ def _models_loss_method(func: ast.expr) -> bool:
         return False
     receiver = dotted(func.value)
     return receiver is not None and RAW_LOSS_CALLEE.search(receiver.rsplit(".", 1)[-1]) is not None
+
+
+IN_PLACE_SCALING = {"mul_": ast.Mult(), "div_": ast.Div()}
+
+
+def _scaled_in_place(model: "ModuleModel", name: str, scope: ast.AST, after: int, line: int) -> tuple[ast.Call, ast.operator] | None:
+    """The last `name.mul_(x)` / `name.div_(n)` statement of the scope between the name's last
+    assignment (line `after`) and `line`, with its operator."""
+    found = None
+    for stmt, node in nodes_on_lines(model, ("mul_(", "div_(")):
+        if (
+            isinstance(stmt, ast.Expr) and stmt.value is node and isinstance(node, ast.Call) and after < node.lineno < line
+            and isinstance(node.func, ast.Attribute) and node.func.attr in IN_PLACE_SCALING and len(node.args) == 1
+            and dotted(node.func.value) == name and model.parents.scope_of(stmt) is scope
+        ):
+            found = (node, IN_PLACE_SCALING[node.func.attr])
+    return found
 
 
 ERROR_OPERATORS = (ast.Sub, ast.Add, ast.Mult, ast.Pow)
