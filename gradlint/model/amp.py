@@ -112,6 +112,9 @@ def _unscaled(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, d
         if value is None and isinstance(expr, ast.Attribute):  # `outputs.loss`: what built `outputs`
             return _unscaled(model, expr.value, scope, line, depth + 1)
         return value is not None and _unscaled(model, value, value_scope, value_line, depth + 1)
+    if isinstance(expr, ast.BinOp):  # `scaled_loss / accumulation_steps` of `scaled_loss = scaler.scale(loss)`
+        sides = (expr.left,) if isinstance(expr.op, (ast.Div, ast.FloorDiv)) else (expr.left, expr.right)
+        return all(_unscaled(model, side, scope, line, depth + 1) for side in sides)
     return True
 
 
@@ -126,6 +129,8 @@ def _scale_call(model: "ModuleModel", expr: ast.expr | None, scope: ast.AST, lin
     if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
         value, value_scope, value_line = model.values.reaching_value(expr, scope, line)
         return _scale_call(model, value, value_scope, value_line, depth + 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.Mult)):  # the scaled loss divided by N
+        return _scale_call(model, expr.left, scope, line, depth + 1)
     return None
 
 
