@@ -26,3 +26,10 @@ def train_epoch(model, train_loader, criterion, optimizer, scaler: torch.amp.Gra
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad()
+
+
+def train(model, train_loader, criterion, epochs, accumulation_steps, device):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    scaler = torch.amp.GradScaler("cuda")
+    for epoch in range(epochs):
+        train_epoch(model, train_loader, criterion, optimizer, scaler, accumulation_steps, device)
