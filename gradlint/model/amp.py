@@ -112,9 +112,9 @@ def _unscaled(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, d
         if value is None and isinstance(expr, ast.Attribute):  # `outputs.loss`: what built `outputs`
             return _unscaled(model, expr.value, scope, line, depth + 1)
         return value is not None and _unscaled(model, value, value_scope, value_line, depth + 1)
-    if isinstance(expr, ast.BinOp):  # `scaled_loss / accumulation_steps` of `scaled_loss = scaler.scale(loss)`
-        sides = (expr.left,) if isinstance(expr.op, (ast.Div, ast.FloorDiv)) else (expr.left, expr.right)
-        return all(_unscaled(model, side, scope, line, depth + 1) for side in sides)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.FloorDiv)):
+        # `scaled_loss / accumulation_steps` of `scaled_loss = scaler.scale(loss)`
+        return _scale_call(model, expr.left, scope, line, depth + 1) is None
     return True
 
 
