@@ -819,8 +819,7 @@ def constructed_with(module: "ModuleModel", cls: ast.ClassDef | None, attribute:
     init = module.methods(cls).get("__init__") if parameter is not None else None
     if init is None:
         return []
-    defaults = dict(zip([a.arg for a in init.args.args][-len(init.args.defaults):], init.args.defaults)) if init.args.defaults else {}
-    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
+    defaults = parameter_defaults(init)
     given = []
     for call, _ in callers(module, init):
         if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
@@ -851,6 +850,15 @@ def passed_to_base_init(module: "ModuleModel", cls: ast.ClassDef | None, attribu
     if parameter is None or base_init is None:
         return None
     return bind_arguments(Callee(base_module, base_init, base), calls[0]).get(parameter)
+
+
+def parameter_defaults(function: ast.AST) -> dict[str, ast.expr]:
+    """Each parameter with a default, and the default."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    found = {a.arg: d for a, d in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)}
+    found.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    return found
 
 
 def parameter_names(function: ast.AST) -> set[str]:

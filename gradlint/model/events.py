@@ -21,7 +21,7 @@ from gradlint.model.losses import loss_normalized
 from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.spelling import occurrences
-from gradlint.model.values import constant_setting, element_target
+from gradlint.model.values import branch_setting, element_target
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -146,13 +146,14 @@ class Event:
             return True
         parents = self.module.parents if self.module is not None else None
         block = parents.block.get(self.stmt) if parents is not None else None
-        branch = parents.parent.get(self.stmt) if parents is not None else None
-        return block is not None and isinstance(branch, ast.If) and (_leaves_block(block) or _raises_a_skip(parents, branch))
+        return block is not None and isinstance(parents.parent.get(self.stmt), ast.If) and _leaves_block(block)
 
     def drops_skipped_window(self, step: "Event") -> bool:
         """`if stats["skip"]: zero_grad()` ... `if i % N == 0 and not stats["skip"]: step()`: the
-        event runs where the step is told to skip its window (an overflow), dropping it."""
-        tests = {ast.dump(g.test) for g in self.guards if g.holds}
+        event runs where the step is told to skip its window (an overflow), dropping it; also
+        where its own block raises the flag the step tests (`if action == "skip": zero_grad();
+        skip_step = True` ... `if not skip_step and ...: step()`)."""
+        tests = {ast.dump(g.test) for g in self.guards if g.holds} | {ast.dump(ast.Name(flag, ast.Load())) for flag in self._raised_flags()}
         return any(
             g.holds and any(  # `not T` as the test, or a part of an `and` in it (the tail flush's `or` around)
                 isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not) and ast.dump(part.operand) in tests
@@ -161,6 +162,15 @@ class Event:
             )
             for g in step.guards
         )
+
+    def _raised_flags(self) -> set[str]:
+        """Names the event's own block leaves set to True (`skip_step = True` beside a clear)."""
+        block = self.module.parents.block.get(self.stmt, []) if self.module is not None else []
+        last: dict[str, bool] = {}
+        for stmt in block:
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, bool):
+                last.update((t.id, stmt.value.value) for t in stmt.targets if isinstance(t, ast.Name))
+        return {name for name, value in last.items() if value}
 
     @property
     def boundary_guard(self) -> Guard | None:
@@ -309,7 +319,7 @@ class EventWalker:
         match stmt:
             case ast.If(test=test, body=body, orelse=orelse):
                 self._scan(stmt, [test])
-                fixed = constant_setting(self.frame.module, test)  # `if CFG.unscale:` with `unscale = False`
+                fixed = branch_setting(self.frame.module, stmt)  # `if CFG.unscale:` with `unscale = False`
                 if fixed is None:
                     fixed = _passed_switch(self.frame, test)  # `if update_grad:` run with `update_grad=False`
                 if fixed is not False and not self._runs_once(stmt):  # a one-off block is no part of a training pass
@@ -801,9 +811,12 @@ class EventWalker:
         reported_at = None
         while not self._local(frame):  # up to the code of the unit's own module and object
             reported_at, frame = frame.call, frame.caller
+        guards = tuple(g.get() for g in state.guards)
+        if any(a.excludes(b) for i, a in enumerate(guards) for b in guards[i + 1 :]):
+            return  # a path no run takes: the caller's `if amp:` around a helper's `else:` of the same test
         self.events.append(
             Event(
-                kind, node, stmt, len(self.events), tuple(g.get() for g in state.guards), tuple(state.loops),
+                kind, node, stmt, len(self.events), guards, tuple(state.loops),
                 tuple(state.contexts), self.frame.scope, module=self.frame.module, site=self.frame.site,
                 foreign=self.frame.module is not self.model, elsewhere=reported_at is not None,
                 reported_at=reported_at, **details,
@@ -1344,23 +1357,6 @@ def _divided(loss: ast.expr, divisor: ast.expr) -> ast.expr:
     if isinstance(divisor, ast.Constant) and divisor.value == 1:
         return loss
     return ast.copy_location(ast.BinOp(loss, ast.Div(), divisor), loss)
-
-
-def _raises_a_skip(parents, branch: ast.If) -> bool:
-    """`if action == "skip": zero_grad(); skip_step = True`, then `if not skip_step and ...:
-    optimizer.step()` after it: the branch abandons the window, as one leaving the iteration
-    would. (A flag the branch lowers again, or the branch's own test, skips nothing.)"""
-    raised = {}
-    for stmt in branch.body:
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, bool):
-            raised.update((t.id, stmt.value.value) for t in stmt.targets if isinstance(t, ast.Name))
-    raised = {name for name, value in raised.items() if value is True}
-    return bool(raised) and any(
-        isinstance(n, ast.If) and n.lineno > branch.end_lineno
-        and any(isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not) and isinstance(t.operand, ast.Name) and t.operand.id in raised for t in ast.walk(n.test))
-        and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "step" for s in n.body for c in ast.walk(s))
-        for n in ast.walk(parents.scope_of(branch))
-    )
 
 
 def _finds_non_finite(test: ast.expr, holds: bool) -> bool:

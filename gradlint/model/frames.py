@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_names, resolve_callee, subclasses_of
+from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_defaults, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -387,25 +387,17 @@ def switch_every_caller_sets(frame: Frame, name: str) -> bool | None:
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
         bound = bind_arguments(Callee(frame.module, function, _bound_class(frame.module, function, call)), call)
-        values.add(_truth(context, bound[name], call.lineno) if name in bound else _default_truth(function, name))
+        values.add(_truth(context, bound[name] if name in bound else parameter_defaults(function).get(name)))
     return values.pop() if len(values) == 1 and None not in values else None
 
 
-def _truth(context: CallContext, value: ast.expr, line: int) -> bool | None:
+def _truth(context: CallContext, value: ast.expr | None) -> bool | None:
+    """A literal's truth, or the one literal every assignment of a caller's local name gives it."""
     if isinstance(value, ast.Name) and value.id not in parameter_names(context.scope):
         assigned = context.module.scope(context.scope).assignments.get(value.id, ())
-        truths = {_truth(context, s.value, line) if isinstance(s, ast.Assign) and not isinstance(s.value, ast.Name) else None for s in assigned}
+        truths = {_truth(context, s.value) if isinstance(s, ast.Assign) and not isinstance(s.value, ast.Name) else None for s in assigned}
         return truths.pop() if len(truths) == 1 else None
     return value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
-
-
-def _default_truth(function: ast.AST, name: str) -> bool | None:
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
-    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
-    default = defaults.get(name)
-    return default.value if isinstance(default, ast.Constant) and isinstance(default.value, bool) else None
 
 
 def _in_caller(frame: Frame, argument: ast.expr) -> ast.expr | None:

@@ -574,22 +574,18 @@ def _handed_fields_of_one(module: "ModuleModel", factor: ast.Subscript, scope: a
     hands over as the `__dict__` of a settings object whose class fixes the field at 1
     (`Config().__dict__`, `Config.__init__` setting `self.accumulation_steps = 1`)."""
     handed = handed_over(module, factor.value, scope, factor.lineno)
-    if not handed:
-        return False
-    for owner, expr, owner_scope, at in handed:
-        if not (isinstance(expr, ast.Attribute) and expr.attr == "__dict__"):
-            return False
-        made = owner.values.reaching_value(expr.value, owner_scope, at)[0] if isinstance(expr.value, ast.Name) else expr.value
-        built = class_of_instance(owner, made) if isinstance(made, ast.Call) and not made.args and not made.keywords else None
-        values = class_setting(*built, factor.slice.value) if built else []
-        if not values or not all(isinstance(v, ast.Constant) and v.value == 1 for v in values):
-            return False
-    return True
+    return bool(handed) and all(
+        isinstance(expr, ast.Attribute) and expr.attr == "__dict__"  # the dict is `settings.field`'s
+        and _setting_of_one(owner, ast.Attribute(expr.value, factor.slice.value, ast.Load()), owner_scope, at)
+        for owner, expr, owner_scope, at in handed
+    )
 
 
 def _settings_class(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> tuple["ModuleModel", ast.ClassDef] | None:
-    """The namespace class `expr` names (`ClassifierConfig`), or whose instance it holds."""
-    value = module.values.reaching_value(expr, scope, line)[0] if dotted(expr) and not isinstance(expr, ast.Name) else expr
+    """The namespace class `expr` names (`ClassifierConfig`), or whose instance it holds
+    (`self.config`, `config = Config()`)."""
+    named = isinstance(expr, ast.Name) and class_named(module, expr) is not None
+    value = module.values.reaching_value(expr, scope, line)[0] if dotted(expr) and not named else expr
     if isinstance(value, ast.Call) and not value.args and not value.keywords:
         return class_of_instance(module, value)
     return class_named(module, value) if isinstance(value, ast.Name) else None

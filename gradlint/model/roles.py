@@ -284,34 +284,18 @@ def _class_alias(model: "ModuleModel", stmt: ast.stmt, name: str) -> str | None:
 
 
 def _switched_off(model: "ModuleModel", stmt: ast.stmt) -> bool:
-    """Whether `stmt` sits on a branch a module's constant switch rules out (`ddp = False` at the
-    top of a script, then `if ddp: model = DistributedDataParallel(model)`), as the event walk
-    skips it."""
-    from gradlint.model.values import constant_setting  # values reads roles: imported when asked
+    """Whether `stmt` sits on a branch the code rules out (`ddp = False` at the top of a script,
+    then `if ddp: model = DistributedDataParallel(model)`; see `branch_setting`), as the event
+    walk skips it."""
+    from gradlint.model.values import branch_setting  # values reads roles: imported when asked
 
     chain = model.parents.chain(stmt)
     for child, node in zip(chain, chain[1:]):
         if isinstance(node, ast.If) and child is not node.test:
-            truth = constant_setting(model, node.test)
-            if truth is None:
-                truth = _constructed_switch(model, node)
+            truth = branch_setting(model, node)
             if truth is not None and any(child is s for s in (node.orelse if truth else node.body)):
                 return True
     return False
-
-
-def _constructed_switch(model: "ModuleModel", test: ast.If) -> bool | None:
-    """The truth of `if self.distributed_training:` in a method of a class every construction
-    of which leaves (or passes) that `__init__` switch at the same literal."""
-    from gradlint.model.callees import constructed_with  # callees reads roles: imported when asked
-
-    flag = test.test
-    if not (isinstance(flag, ast.Attribute) and isinstance(flag.value, ast.Name) and flag.value.id == "self"):
-        return None
-    cls = model.parents.enclosing_class(model.parents.scope_of(test))
-    given = constructed_with(model, cls, flag.attr) if cls is not None else []
-    truths = {v.value for v in given if isinstance(v, ast.Constant) and isinstance(v.value, bool)}
-    return truths.pop() if given and len(truths) == 1 and all(isinstance(v, ast.Constant) for v in given) else None
 
 
 def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST | None:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, resolve_callee
+from gradlint.model.callees import CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, resolve_callee
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Kind, manual_optimization
 from gradlint.model.frames import passed_for
@@ -352,7 +352,7 @@ def _item_by_item(model: "ModuleModel", loop: ast.For, call: ast.Call) -> ast.ex
     if len(yields) != 1 or not isinstance(yields[0], ast.Yield):
         return None  # nested functions are counted too: one yield in all, to be sure
     passed = bind_arguments(callee, call)
-    unset = {name for name, default in _defaults(callee.function).items() if name not in passed and _falsy(default)}
+    unset = {name for name, default in parameter_defaults(callee.function).items() if name not in passed and _falsy(default)}
     for stmt in ast.walk(callee.function):
         walked = _item_and_iterable(stmt) if isinstance(stmt, ast.For) else None
         if walked is not None and any(_yields_name(s, yields[0], walked[0]) for s in stmt.body) and not _may_leave(stmt.body, unset):
@@ -382,15 +382,6 @@ def _needs_option(test: ast.expr, unset: set[str]) -> bool:
         if isinstance(term, ast.Name) and term.id in unset:
             return True
     return False
-
-
-def _defaults(function: ast.AST) -> dict[str, ast.expr]:
-    """Each parameter with a default, and the default."""
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    found = {a.arg: d for a, d in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)}
-    found.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
-    return found
 
 
 def _falsy(expr: ast.expr) -> bool:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, class_of_scope, constructor, module_forwards, parameter_names, resolve_callee
+from gradlint.model.callees import RETURNS_SELF, CallContext, class_of_scope, constructed_with, constructor, module_forwards, parameter_names, resolve_callee
 from gradlint.model.frames import passed_for
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
@@ -280,6 +280,23 @@ def constant_setting(model: "ModuleModel", expr: ast.expr) -> bool | None:
     if len(truths) != 1 or not all(isinstance(v, ast.Constant) for v in written):
         return None
     return truths.pop()
+
+
+def branch_setting(model: "ModuleModel", branch: ast.If) -> bool | None:
+    """The truth of an `if` test the code fixes: a module's constant switch (`constant_setting`),
+    or `self.<switch>` of a class every construction of which leaves (or passes) that
+    `__init__` parameter at the same literal (`Trainer(model, args)` with
+    `distributed_training=False`). None for anything else."""
+    known = constant_setting(model, branch.test)
+    if known is not None:
+        return known
+    flag = branch.test
+    if not (isinstance(flag, ast.Attribute) and isinstance(flag.value, ast.Name) and flag.value.id == "self"):
+        return None
+    cls = model.parents.enclosing_class(model.parents.scope_of(branch))
+    given = constructed_with(model, cls, flag.attr) if cls is not None else []
+    truths = {v.value for v in given if isinstance(v, ast.Constant) and isinstance(v.value, bool)}
+    return truths.pop() if given and len(truths) == 1 and all(isinstance(v, ast.Constant) for v in given) else None
 
 
 def module_setting(model: "ModuleModel", name: str) -> list[ast.expr]:

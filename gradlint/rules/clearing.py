@@ -92,8 +92,7 @@ def _step_never_cleared(loop: TrainingLoop, steps, zeros, clearings):
     unattributed = [z for z in loop.of(Kind.ZERO_GRAD) if z.optimizer is None]
     return next((
         s for s in steps
-        if not s.exclusive_with(s)  # a path no run takes (`if amp:` in the caller, `else:` in the helper)
-        and all(z.exclusive_with(s) for z in zeros) and all(z.exclusive_with(s) for z in unattributed)
+        if all(z.exclusive_with(s) for z in zeros) and all(z.exclusive_with(s) for z in unattributed)
     ), None)
 
 
