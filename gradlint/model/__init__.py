@@ -70,6 +70,7 @@ class ModuleModel:
         self._scopes: dict[int, Scope] = {}
         self._memo: dict[tuple, object] = {}
         self._methods: dict[int, dict[str, ast.FunctionDef]] = {}
+        self.roles_pending = False  # its Roles are reading base classes' methods (roles._base_method)
 
     # Built on first use: a module with no backward() call never needs roles or parents.
     # Statements only: walking every expression node of a big module costs more than parsing it.

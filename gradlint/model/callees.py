@@ -390,13 +390,17 @@ def _configured_method(module: "ModuleModel", owner: ast.expr, call: ast.Call, c
     """`loss.accumulate_gradients(...)` where `loss = construct_class_by_name(**loss_kwargs)`:
     every value of the object comes from a project factory (a config names the class), so its
     method is the project's one definition that takes the call."""
+    return module.project.sole_method(call) if made_by_factory(module, owner, context) else None
+
+
+def made_by_factory(module: "ModuleModel", owner: ast.expr, context: CallContext) -> bool:
+    """Every value of `owner` comes from a project function that is no class (a registry's
+    `model = build_model(opt)`): which class it is, a config decides."""
     name = dotted(owner)
     if name is None or module.project is None:
-        return None
+        return False
     values = _assigned_values(module, name, context)
-    if not values or not all(_project_factory(module, v) for v in values):
-        return None
-    return module.project.sole_method(call)
+    return bool(values) and all(_project_factory(module, v) for v in values)
 
 
 def _project_factory(module: "ModuleModel", value: ast.expr | None) -> bool:

@@ -16,7 +16,7 @@ from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
 from gradlint.model.grad_mode import turns_off
-from gradlint.model.flags import countdown_test, flag_condition
+from gradlint.model.flags import countdown_test, set_in_branches
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
@@ -1207,10 +1207,9 @@ def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:
             return returned_value(frame.module, name, frame.context)
         earlier = scope.before(name, line)
         carried = _loop_carried(frame.module, stmt, scope.assignments.get(name, ()), earlier)
-        if carried is None and len(earlier) > 1 and all(_sets_constant(a) for a in earlier):
-            branched = flag_condition(frame.module.parents, stmt, name)  # `update = False` in an if-chain
-            if branched is not None:
-                return branched
+        branched = set_in_branches(frame.module.parents, stmt, name, earlier) if carried is None else None
+        if branched is not None:  # `update = False` in an if-chain
+            return branched
         last = carried or (earlier[-1] if earlier else None)  # `flag = ...`, `flag: bool = ...`
         if last is not None:
             return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
@@ -1220,10 +1219,6 @@ def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:
     sets = flags_set(stmt, holds, scope.assignments, frame.scope) if isinstance(stmt, ast.If) and isinstance(frame.scope, FUNCTION_TYPES) else ()
     window_test = countdown_test(stmt, scope.assignments) if isinstance(stmt, ast.If) else None
     return make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical, sets, window_test)
-
-
-def _sets_constant(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, bool)
 
 
 def _canonical(frame: Frame, expr: ast.expr, line: int, depth: int = 0) -> ast.expr:

@@ -32,6 +32,18 @@ def flag_condition(parents: Parents, stmt: ast.stmt, name: str) -> ast.expr | No
     return None if condition is None or isinstance(condition, ast.Constant) else condition
 
 
+def set_in_branches(parents: Parents, stmt: ast.stmt, name: str, earlier: list[ast.stmt]) -> ast.expr | None:
+    """`flag_condition` where every assignment of `name` before `stmt` sets a constant
+    (`update = True` ... `else: update = False`); None otherwise."""
+    if len(earlier) > 1 and all(_sets_constant(a) for a in earlier):
+        return flag_condition(parents, stmt, name)
+    return None
+
+
+def _sets_constant(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, bool)
+
+
 def countdown_test(stmt: ast.If, assignments: dict[str, list[ast.stmt]]) -> ast.expr | None:
     """`count % N == 0` for `if count == 0:` (`<= 0`, `not count`) whose body sets `count = N`,
     where the function counts it down by one (`count -= 1`)."""
@@ -69,8 +81,9 @@ def _before(parents: Parents, stmt: ast.stmt, name: str) -> ast.expr | None:
     block, parent = parents.block.get(stmt), parents.parent.get(stmt)
     if block is None:
         return None
-    # an `if`/`with` around the statement: what the flag was on entering it counts
-    outer = _before(parents, parent, name) if isinstance(parent, (ast.If, ast.With)) else None
+    # an `if`/`with` (or the body of a `try`) around the statement: what the flag was on entering it counts
+    entered = isinstance(parent, (ast.If, ast.With)) or isinstance(parent, ast.Try) and block is parent.body
+    outer = _before(parents, parent, name) if entered else None
     return _through(block[: block.index(stmt)], name, outer)
 
 

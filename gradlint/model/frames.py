@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_defaults, parameter_names, resolve_callee, subclasses_of
+from gradlint.model.flags import set_in_branches
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
 
@@ -366,13 +367,34 @@ def value_outside(frame: Frame, name: str) -> ast.expr | None:
         return values[0] if len(values) == 1 else None
     if frame.caller is None and not rest and isinstance(frame.scope, FUNCTION_TYPES):
         passed = {
-            ast.dump(value): value
+            ast.dump(value) if value is not None else None: value
             for call, context in callers(frame.module, frame.scope)
-            for param, value in bind_arguments(Callee(frame.module, frame.scope, _bound_class(frame.module, frame.scope, call)), call).items()
+            for param, argument in bind_arguments(Callee(frame.module, frame.scope, _bound_class(frame.module, frame.scope, call)), call).items()
             if param == head
+            for value in [_read_at(context, call, argument)]
         }
         return next(iter(passed.values())) if len(passed) == 1 else None
     return None
+
+
+def _read_at(context: CallContext, call: ast.Call, argument: ast.expr) -> ast.expr | None:
+    """An argument as the caller's code gives it: a local name by its value before the call."""
+    if not isinstance(argument, ast.Name) or not context.module.scope(context.scope).before(argument.id, call.lineno):
+        return argument
+    return value_before(context.module, context.scope, call, argument.id)
+
+
+def value_before(module: "ModuleModel", scope: ast.AST, call: ast.Call, name: str) -> ast.expr | None:
+    """What the code of `scope` gives `name` before `call`: a flag its branches set (`if n >= k:
+    apply = True else: apply = False`) as the test for it, else its last `=` assignment; None
+    when that is no plain assignment."""
+    earlier = module.scope(scope).before(name, call.lineno)
+    holding = module.parents.holding(scope, call) if len(earlier) > 1 else None
+    branched = set_in_branches(module.parents, holding, name, earlier) if holding is not None else None
+    if branched is not None:
+        return branched
+    last = earlier[-1] if earlier else None
+    return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
 
 
 def switch_every_caller_sets(frame: Frame, name: str) -> bool | None:
@@ -407,10 +429,8 @@ def _in_caller(frame: Frame, argument: ast.expr) -> ast.expr | None:
     caller, call = frame.caller, frame.call
     if name is None or caller is None or call is None or name == "self":
         return None
-    earlier = caller.module.scope(caller.scope).before(name, call.lineno)
-    if earlier:
-        last = earlier[-1]
-        return last.value if isinstance(last, (ast.Assign, ast.AnnAssign)) else None
+    if caller.module.scope(caller.scope).before(name, call.lineno):
+        return value_before(caller.module, caller.scope, call, name)
     return value_outside(caller, name)
 
 

@@ -34,6 +34,7 @@ SKIPPED_FOLDERS = frozenset({
     "__pycache__", "build", "dist", "node_modules", "site-packages", "venv", "env", "__pypackages__",
     "_build", "wandb", "outputs", "logs",
 })
+TEST_FOLDERS = frozenset({"tests", "test", "unittests"})
 MAX_MODULES = 96  # summaries made per project and process
 MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_DELEGATED_DEFINITIONS = 4  # files defining a name, beyond which a delegated call is not matched to one
@@ -519,6 +520,8 @@ class Project:
             callables: set[str] = set()
             wrappers: set[str] = set()
             for file in self.files():
+                if _is_test_module(file.relative_to(self.root)):
+                    continue  # a unit test calls a step once, with what it checks: not how training runs
                 read = _read_regular(file)
                 if read is None:
                     continue
@@ -574,7 +577,7 @@ class Project:
         last = name.rsplit(".", 1)[-1]
         # a call site spells the name before a call, or imports it under another name
         found, parsed = [], 0
-        for candidate in self._importers_of(path, stem, last):
+        for candidate in self._importers_of(path, stem, name.split(".", 1)[0], method="." in name):
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
             data = self._read(candidate)
@@ -613,11 +616,13 @@ class Project:
         symbol = self.resolve(path, module.imports, head)
         return symbol is not None and isinstance(symbol.summary, FunctionSummary)
 
-    def _importers_of(self, path: Path, stem: str, name: str) -> list[Path]:
+    def _importers_of(self, path: Path, stem: str, name: str, method: bool = False) -> list[Path]:
         """Files whose import lines name the module, and, when the `__init__.py` of a package
-        above it imports the function from it (`from .engine import train_one_epoch`, `from
-        .utils.train import Trainer`), those naming that package: `from pkg import
-        train_one_epoch` (or `from pkg import *`) calls it through the re-export."""
+        above it imports the function (or the method's class) from it (`from .engine import
+        train_one_epoch`, `from .utils.train import Trainer`), those naming that package: `from
+        pkg import train_one_epoch` (or `from pkg import *`) calls it through the re-export. For a
+        method, also the files naming its own package, whose factory may build the class from a
+        registry (`model = build_model(opt)` ... `model.optimize_parameters(...)`)."""
         importers = self.importers()
         found = list(importers.get(stem, ()))
         naming = importers.get(name, ())
@@ -627,6 +632,8 @@ class Project:
             if init.name == "__init__.py" and init != path and init in naming
             and init.parent != self.root and init.parent in path.parents
         ]
+        if method and path.name != "__init__.py" and path.parent != self.root and (path.parent / "__init__.py").is_file():
+            reexporting.append(path.parent / "__init__.py")
         for init in reexporting:
             found += [f for f in importers.get(init.parent.name, ()) if f not in found]
         return found
@@ -854,6 +861,15 @@ def list_project(root: Path, flat: bool) -> Listing:
         key = f"{path}\0{info.st_size}\0{info.st_mtime_ns}".encode()
         terms[str(path)] = int.from_bytes(hashlib.blake2b(key, digest_size=16).digest(), "big")
     return Listing(terms, sum(terms.values()))
+
+
+def _is_test_module(relative: Path) -> bool:
+    """A module of the project's unit tests (pytest's and unittest's naming conventions)."""
+    name = relative.name
+    return (
+        name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+        or any(part in TEST_FOLDERS for part in relative.parts[:-1])
+    )
 
 
 def _python_files(root: Path, flat: bool):
@@ -1091,7 +1107,7 @@ class ProjectContext:
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
         """Calls of `function` (of the module this context belongs to) in other project
         modules: only modules whose summary shows a call of it are parsed."""
-        from gradlint.model.callees import CallContext, class_of_instance, class_of_scope, possible_methods, resolve_called
+        from gradlint.model.callees import CallContext, class_of_instance, class_of_scope, made_by_factory, possible_methods, resolve_called
 
         if self.project is None or not isinstance(function, FUNCTIONS):
             return []
@@ -1120,6 +1136,9 @@ class ProjectContext:
                     callee = resolve_called(caller, call, context)
                     runs = (callee.function is function) if callee is not None else any(
                         m.function is function for m in possible_methods(caller, call, context)
+                    ) or (  # `model = build_model(opt)` from a registry: any of its classes may run
+                        isinstance(call.func, ast.Attribute) and made_by_factory(caller, call.func.value, context)
+                        and _fits(function, call, method=True)
                     )
                 if runs:
                     self._note(path)

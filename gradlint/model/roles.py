@@ -10,6 +10,7 @@ from collections import defaultdict
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from gradlint.model.callees import Callee, find_method
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -84,6 +85,7 @@ class Roles:
         self.constructors: dict[str, list[ast.Call]] = defaultdict(list)  # name -> calls that built it
         imports = model.imports
         built: list[tuple[list[ast.expr], ast.Call]] = []
+        inherited: list[tuple[list[ast.expr], ast.stmt, str]] = []  # `self.net = self.model_to_device(net)` of a base class
         elsewhere: list[tuple[list[ast.expr], str]] = []  # built by a function of another project module
         ddp_subclasses = _ddp_subclasses(model)
         prepared: list[tuple[list[ast.expr], ast.Call]] = []  # `accelerator.prepare(...)` calls
@@ -126,6 +128,8 @@ class Roles:
                         built.append((targets, model.functions[constructor.func.id]))
                     elif (method := _own_method(model, node, constructor.func)) is not None:
                         built.append((targets, method))  # `self.model = self.parallel_model(...)`
+                    elif _is_self_method(constructor.func) and model.project is not None:
+                        inherited.append((targets, node, constructor.func.attr))
                     elif isinstance(constructor.func, ast.Attribute) and constructor.func.attr == "prepare":
                         prepared.append((targets, constructor))
                     elif qualname and model.project is not None:
@@ -136,6 +140,14 @@ class Roles:
             self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
         for targets, function in built:  # after those: `return model` of a model one of them built
             self._from_function(model, targets, function)
+        model.roles_pending = True  # a base module asking this one back reads no inherited roles
+        try:
+            for targets, node, name in inherited:
+                callee = _base_method(model, node, name)
+                if callee is not None:
+                    self._from_returns(targets, callee.module.roles.returned_by(callee.function))
+        finally:
+            model.roles_pending = False
         usage = _method_usage(model)
         for targets, call in prepared:
             self._from_prepare(targets, call, usage)
@@ -192,11 +204,14 @@ class Roles:
 
     def _from_function(self, model: "ModuleModel", targets: list[ast.expr], function: ast.AST) -> None:
         """`model = wrap_ddp(model)`: the role of what every `return` of the function gives."""
-        returns = model.returns(function)
-        self._from_returns(targets, [
+        self._from_returns(targets, self.returned_by(function))
+
+    def returned_by(self, function: ast.AST) -> list[tuple[Role | None, ...]]:
+        """The roles, by position, of what each `return` of this module's `function` gives."""
+        return [
             tuple(self.of_returned(e) for e in r.elts) if isinstance(r, (ast.Tuple, ast.List)) else (self.of_returned(r),)
-            for r in returns
-        ])
+            for r in self._model.returns(function)
+        ]
 
     def _from_returns(self, targets: list[ast.expr], returns: list[tuple[Role | None, ...]]) -> None:
         """Roles of the targets from the roles, by position, of what each `return` gives: a
@@ -304,6 +319,23 @@ def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST
         return None
     cls = model.parents.enclosing_class(model.parents.scope_of(stmt))
     return model.methods(cls).get(func.attr) if cls is not None else None
+
+
+def _is_self_method(func: ast.expr) -> bool:
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+
+
+def _base_method(model: "ModuleModel", stmt: ast.stmt, name: str) -> Callee | None:
+    """The method `self.<name>` names where a base class of another project module defines it
+    (BasicSR's `self.net_g = self.model_to_device(self.net_g)`), when that module has a DDP
+    model and is not itself still reading its roles."""
+    cls = model.parents.enclosing_class(model.parents.scope_of(stmt))
+    if cls is None or not cls.bases:
+        return None
+    callee = find_method(model, cls, name)
+    if callee is None or callee.module is model or callee.module.roles_pending:
+        return None
+    return callee if callee.module.roles.named(Role.DDP_MODEL) else None
 
 
 def _names_property(decorator: ast.expr) -> bool:

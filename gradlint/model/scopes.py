@@ -44,6 +44,15 @@ class Parents:
         parent = self.parent.get(function)
         return parent if isinstance(parent, ast.ClassDef) else None
 
+    def holding(self, scope: ast.AST, node: ast.expr) -> ast.stmt | None:
+        """The innermost statement of `scope`'s own code that holds the expression `node`."""
+        where = (node.lineno, node.col_offset)
+        spans = [
+            s for s in _walk_scope(scope)
+            if (s.lineno, s.col_offset) <= where and (node.end_lineno, node.end_col_offset) <= (s.end_lineno, s.end_col_offset)
+        ]
+        return max(spans, key=lambda s: (s.lineno, s.col_offset), default=None)
+
     def chain(self, stmt: ast.stmt) -> list[ast.stmt]:
         """`stmt` and the statements enclosing it, innermost first, up to its scope."""
         found = [stmt]

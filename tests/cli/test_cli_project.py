@@ -3591,3 +3591,177 @@ def test_a_window_read_from_a_settings_objects_dict_that_fixes_it_at_one(workdir
     assert codes(check(gradlint, ".")) == []
     (workdir / "config.py").write_text(textwrap.dedent(SETTINGS_OBJECT).replace("accumulation_steps = 1", "accumulation_steps = 4"))
     assert codes(check(gradlint, ".")) == [("train_tokenizer.py", "GL401")]
+
+
+RESTORATION_BASE = '''\
+    import torch
+    from torch.nn.parallel import DataParallel, DistributedDataParallel
+
+
+    class BaseModel:
+        def __init__(self, opt):
+            self.opt = opt
+            self.device = torch.device("cuda" if opt["num_gpu"] != 0 else "cpu")
+
+        def model_to_device(self, net):
+            net = net.to(self.device)
+            if self.opt["dist"]:
+                net = DistributedDataParallel(net, device_ids=[torch.cuda.current_device()])
+            elif self.opt["num_gpu"] > 1:
+                net = DataParallel(net)
+            return net
+'''
+
+RESTORATION_MODEL = '''\
+    import torch
+
+    from archs import build_network
+    from models.base_model import BaseModel
+
+
+    class ImageRestorationModel(BaseModel):
+        def __init__(self, opt):
+            super().__init__(opt)
+            self.net_g = self.model_to_device(build_network(opt["network_g"]))
+            self.accum_iters = opt["train"].get("accumulate", 1)
+            self.n_accumulated = 0
+            self.optimizer_g = torch.optim.AdamW(self.net_g.parameters(), lr=opt["train"]["lr"])
+            self.cri_pix = torch.nn.L1Loss()
+
+        def feed_data(self, data):
+            self.lq, self.gt = data["lq"].to(self.device), data["gt"].to(self.device)
+
+        def optimize_parameters(self, current_iter):
+            self.n_accumulated += 1
+            output = self.net_g(self.lq)
+            l_pix = self.cri_pix(output, self.gt) / self.accum_iters
+            l_pix.backward()
+            if self.n_accumulated % self.accum_iters == 0:
+                self.optimizer_g.step()
+                self.optimizer_g.zero_grad(set_to_none=True)
+'''
+
+
+def test_a_model_a_base_class_method_of_another_module_wraps_in_ddp_accumulates_without_no_sync(workdir, gradlint):
+    """BasicSR family (neosr style): `self.net_g = self.model_to_device(net)`, the base class of
+    another module wrapping the network in DDP when `opt['dist']`; the step method accumulates
+    with a counter on self. When the base class only moves the network, there is no DDP."""
+    project(workdir, {
+        "models/__init__.py": "", "models/base_model.py": RESTORATION_BASE,
+        "models/restoration_model.py": RESTORATION_MODEL, "archs.py": "def build_network(opt):\n    pass\n",
+    })
+    run = check(gradlint, ".")
+    assert codes(run) == [("restoration_model.py", "GL401")], run.stdout
+    moving_only = textwrap.dedent(RESTORATION_BASE).replace(
+        "net = DistributedDataParallel(net, device_ids=[torch.cuda.current_device()])", "pass"
+    )
+    (workdir / "models/base_model.py").write_text(moving_only)
+    assert codes(check(gradlint, ".")) == []
+
+
+REGISTRY_INIT = '''\
+    from models.sr_model import SRModel
+    from models.video_model import VideoModel
+
+
+    def build_model(opt):
+        model = VideoModel(opt) if opt["video"] else SRModel(opt)
+        print(f"Model {model.__class__.__name__} is created.")
+        return model
+'''
+
+REGISTRY_SR_MODEL = '''\
+    import torch
+    from torch.nn.parallel import DistributedDataParallel
+
+
+    class SRModel:
+        def __init__(self, opt):
+            net = torch.nn.Conv2d(3, 3, 3).cuda()
+            self.net_g = DistributedDataParallel(net) if opt["dist"] else net
+            self.accum_iters = opt["accum_iters"]
+            self.scaler_g = torch.amp.GradScaler("cuda")
+            self.optimizer_g = torch.optim.AdamW(self.net_g.parameters(), lr=2e-4)
+
+        def feed_data(self, data):
+            self.lq, self.gt = data["lq"].cuda(), data["gt"].cuda()
+
+        def optimize_parameters(self, current_iter, apply_gradient):
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = torch.nn.functional.l1_loss(self.net_g(self.lq), self.gt) / self.accum_iters
+            self.scaler_g.scale(loss).backward()
+            if apply_gradient:
+                self.scaler_g.step(self.optimizer_g)
+                self.scaler_g.update()
+                self.optimizer_g.zero_grad()
+'''
+
+REGISTRY_VIDEO_MODEL = '''\
+    import torch
+
+
+    class VideoModel:
+        def __init__(self, opt):
+            self.net_g = torch.nn.Conv3d(3, 3, 3).cuda()
+            self.optimizer_g = torch.optim.AdamW(self.net_g.parameters(), lr=2e-4)
+
+        def optimize_parameters(self, current_iter, apply_gradient):
+            loss = self.net_g(self.lq).abs().mean()
+            loss.backward()
+            self.optimizer_g.step()
+            self.optimizer_g.zero_grad()
+'''
+
+REGISTRY_TRAIN = '''\
+    from models import build_model
+
+
+    def train_pipeline(opt, loader, total_iters):
+        model = build_model(opt)
+        apply_gradient = False
+        current_accum_iter = current_iter = 0
+        for epoch in range(opt["epochs"]):
+            for data in loader:
+                current_accum_iter += 1
+                if current_accum_iter >= model.accum_iters:
+                    current_accum_iter = 0
+                    current_iter += 1
+                    apply_gradient = True
+                else:
+                    apply_gradient = False
+                model.feed_data(data)
+                try:
+                    model.optimize_parameters(current_iter, apply_gradient)
+                except RuntimeError as error:
+                    if "out of memory" not in str(error):
+                        raise
+'''
+
+REGISTRY_UNIT_TEST = '''\
+    from models import build_model
+
+
+    def test_one_step_runs():
+        model = build_model({"video": False, "dist": False, "accum_iters": 1})
+        model.feed_data({"lq": None, "gt": None})
+        model.optimize_parameters(1, True)
+'''
+
+
+def test_a_step_method_of_a_class_a_registry_builds_gets_the_window_flag_its_caller_computes(workdir, gradlint):
+    """traiNNer-redux style: train.py gets its model from `build_model(opt)` (which class, the
+    options decide) and passes `apply_gradient`, set True on the micro-batch that ends the window,
+    to `optimize_parameters`; the DDP model's backward syncs on every micro-batch. A unit test
+    calling the method once with True says nothing of training; the video model, which ignores
+    the flag and steps every call, is no accumulation."""
+    files = {
+        "models/__init__.py": REGISTRY_INIT, "models/sr_model.py": REGISTRY_SR_MODEL,
+        "models/video_model.py": REGISTRY_VIDEO_MODEL, "train.py": REGISTRY_TRAIN,
+        "tests/test_models.py": REGISTRY_UNIT_TEST,
+    }
+    project(workdir, files)
+    run = check(gradlint, ".")
+    assert codes(run) == [("sr_model.py", "GL401")], run.stdout
+    every_batch = textwrap.dedent(REGISTRY_TRAIN).replace("apply_gradient = False\n", "apply_gradient = True\n")
+    (workdir / "train.py").write_text(every_batch)
+    assert codes(check(gradlint, ".")) == []
