@@ -303,6 +303,10 @@ class EventWalker:
                 # `if not boundary: continue` — what follows runs only when the test is false.
                 self.state.guards.append(self._guard(stmt, False))
                 pushed += 1
+            elif isinstance(stmt, ast.If) and (leaving := self.frame.module.memo(("leaving", id(stmt)), lambda: _nested_exit(stmt))):
+                # `if accumulating: if step % N != 0: return`: what follows runs unless both hold
+                self.state.guards.append(self._guard(leaving, False))
+                pushed += 1
             elif isinstance(stmt, ast.Assert):  # `assert scaler is not None`: what follows runs where it holds
                 self.state.guards.append(self._guard(stmt, True))
                 pushed += 1
@@ -1478,6 +1482,26 @@ def _tests_grad_exists(test: ast.expr) -> bool:
 def _handled(handler: ast.ExceptHandler, entered: bool) -> _PendingGuard:
     """The side of an `except` handler: inside it (`entered`), or after its `try` statement."""
     return _PendingGuard(lambda: Guard(handler, handler, entered))
+
+
+def _nested_exit(stmt: ast.If) -> ast.If | None:
+    """`if a: if b: return` (no `else` at any level) as the one `if a and b: return` it is."""
+    test = _exit_test(stmt)
+    if test is None or test is stmt.test:
+        return None
+    return ast.If(test=test, body=[], orelse=[], lineno=stmt.lineno, col_offset=stmt.col_offset,
+                  end_lineno=stmt.end_lineno, end_col_offset=stmt.end_col_offset)
+
+
+def _exit_test(stmt: ast.stmt) -> ast.expr | None:
+    """The condition under which `stmt`, an `if` without `else`, leaves the block: its test
+    when its body leaves, both tests when its body is one such `if`."""
+    if not isinstance(stmt, ast.If) or stmt.orelse:
+        return None
+    if _leaves_block(stmt.body):
+        return stmt.test
+    inner = _exit_test(stmt.body[0]) if len(stmt.body) == 1 else None
+    return ast.BoolOp(op=ast.And(), values=[stmt.test, inner]) if inner is not None else None
 
 
 def _leaves_block(body: list[ast.stmt]) -> bool:
