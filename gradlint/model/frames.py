@@ -58,7 +58,7 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
     if isinstance(expr, ast.IfExp):
         return either(role_in_frame(frame, expr.body, assigning), role_in_frame(frame, expr.orelse, assigning))
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
-        return _keyed_role(frame, expr.value, expr.slice.value, 0)
+        return _keyed_role(frame, expr.value, expr.slice.value, 0, assigning)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in RETURNS_SELF:
         return role_in_frame(frame, expr.func.value, assigning)  # `model.to(rank)` is the model
     name = dotted(expr)
@@ -151,10 +151,11 @@ def _assigned_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role |
     return functools.reduce(either, (role_in_frame(frame, v, assigning | {name}) for v in values))
 
 
-def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int) -> Role | None:
+def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int, assigning: frozenset[str] = frozenset()) -> Role | None:
     """`state['model']` where the frame's code, or a caller handing the dict along, builds
     `state = dict(model=ddp_model, optimizer=optimizer, step=0)` (or a `{...}` literal, or writes
-    `state['model'] = ...`): the role of the value stored under the key."""
+    `state['model'] = ...`): the role of the value stored under the key. `assigning`: the frame's
+    names being followed already (`kwargs = cfg['kwargs']` ... `cfg['kwargs'] = kwargs`)."""
     name = dotted(container)
     if name is None or "." in name or depth > MAX_HANDS:
         return None
@@ -173,7 +174,7 @@ def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int) -> Role
     stored = _stored_values(frame.module, frame.scope, name, key)
     if not stored or any(value is None for value in stored):
         return None
-    return functools.reduce(either, (role_in_frame(frame, value) or _constructed_role(frame.module, value) for value in stored))
+    return functools.reduce(either, (role_in_frame(frame, value, assigning) or _constructed_role(frame.module, value) for value in stored))
 
 
 def _stored_values(module: "ModuleModel", scope: ast.AST, name: str, key: str) -> list[ast.expr | None]:
