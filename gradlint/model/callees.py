@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, dotted, names_project_gradient_method, partial_target
+from gradlint.model.names import BUILTIN_NAMES, assigned_value, GRADIENT_WORDS, dotted, names_project_gradient_method, partial_target
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -521,7 +521,7 @@ def _assigned_values(module: "ModuleModel", name: str, context: CallContext) -> 
     binding it."""
     if name.startswith("self.") and context.cls is not None:
         return module.class_attributes(context.cls).get(name.removeprefix("self."), [])
-    return [getattr(s, "value", None) for s, _ in _nearest_assignments(module, name, context.scope)]
+    return [assigned_value(s, name) for s, _ in _nearest_assignments(module, name, context.scope)]
 
 
 def _copied_name(module: "ModuleModel", name: str, scope: ast.AST) -> ast.Name | None:

@@ -122,3 +122,13 @@ def partial_target(call: ast.Call) -> ast.expr | None:
     if dotted(call.func) in ("partial", "functools.partial") and call.args and not isinstance(call.args[0], ast.Starred):
         return call.args[0]
     return None
+
+
+def assigned_value(stmt: ast.stmt, name: str) -> ast.expr | None:
+    """What `stmt` gives `name`: its element where tuples are assigned to tuples (`acc, loss =
+    corr / n, loss / n`, `meter_a, meter_b = Meter(), Meter()`), else its value."""
+    value = getattr(stmt, "value", None)
+    targets = getattr(stmt, "targets", [])
+    if len(targets) == 1 and isinstance(targets[0], ast.Tuple) and isinstance(value, ast.Tuple) and len(value.elts) == len(targets[0].elts):
+        return next((v for t, v in zip(targets[0].elts, value.elts) if dotted(t) == name), value)
+    return value

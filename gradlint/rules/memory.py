@@ -8,7 +8,7 @@ from typing import Iterator
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import FUNCTION_TYPES, Kind, ModuleModel
 from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, resolve_callee
-from gradlint.model.names import dotted
+from gradlint.model.names import assigned_value, dotted
 from gradlint.model.values import iter_calls, nodes_on_lines
 from gradlint.rules.base import Finding, Rule
 
@@ -109,16 +109,34 @@ def _meter_updates(model: ModuleModel, loop, losses: set[str]):
 
 
 def _attribute_sum_of(callee, param: str) -> str | None:
-    """`self.sum` when the method runs `self.sum += param` (or `param * n`) with the parameter as
-    it was passed (not converted first)."""
+    """`self.sum` when the method runs `self.sum += param` (or `param * n`), or folds the
+    parameter into the attribute's own value (`self.avg = (self.avg * self.n + param) / (self.n +
+    1)`), with the parameter as it was passed (not converted first)."""
     scope = callee.module.scope(callee.function)
     for stmt in ast.walk(callee.function):
-        if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add)):
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
+            total = dotted(stmt.target)
+            folded = _loss_term(stmt.value, {param}) is not None
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.BinOp):
+            total = dotted(stmt.targets[0])
+            operands = {dotted(leaf) for leaf in _arithmetic_operands(stmt.value)}
+            folded = total in operands and param in operands
+        else:
             continue
-        total = dotted(stmt.target)
-        if total and total.startswith("self.") and _loss_term(stmt.value, {param}) is not None and not scope.before(param, stmt.lineno):
+        if folded and total and total.startswith("self.") and not scope.before(param, stmt.lineno):
             return total
     return None
+
+
+def _arithmetic_operands(expr: ast.expr):
+    """The operands arithmetic combines into `expr` (through `+ - * /` and signs, not calls)."""
+    if isinstance(expr, ast.BinOp):
+        yield from _arithmetic_operands(expr.left)
+        yield from _arithmetic_operands(expr.right)
+    elif isinstance(expr, ast.UnaryOp):
+        yield from _arithmetic_operands(expr.operand)
+    else:
+        yield expr
 
 
 def _backpropagated_here(loop) -> set[str]:
@@ -204,23 +222,13 @@ def _converted_before(model: ModuleModel, loop: ast.stmt, loss: ast.expr, line: 
         return True  # `loss.detach_()` after its last assignment
     while earlier:
         latest = earlier.pop()
-        value = _value_for(latest, name)
+        value = assigned_value(latest, name)
         if _no_graph(value) or _converted_by_helper(model, scope, latest, name):
             return True
         rescaled = isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)) and name in (dotted(value.left), dotted(value.right))
         if not rescaled:
             return False
     return False
-
-
-def _value_for(stmt: ast.stmt, name: str) -> ast.expr | None:
-    """What `stmt` gives `name`: its element where tuples are assigned to tuples (`acc, loss =
-    corr / n, loss / n`), else its value."""
-    value = getattr(stmt, "value", None)
-    targets = getattr(stmt, "targets", [])
-    if len(targets) == 1 and isinstance(targets[0], ast.Tuple) and isinstance(value, ast.Tuple) and len(value.elts) == len(targets[0].elts):
-        return next((v for t, v in zip(targets[0].elts, value.elts) if dotted(t) == name), value)
-    return value
 
 
 def _detached_in_place(loop: ast.stmt, name: str, after: int, before: int) -> bool:
