@@ -458,8 +458,20 @@ def _breaks_on(body: list[ast.stmt], counter: str, counts: set[str] = frozenset(
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(node, ast.If):
-            counted = _reads(node.test, derived) and not (natural_end and _sized_by(node.test, natural_end))
+            counted = _compares(node.test, derived) and not (natural_end and _sized_by(node.test, natural_end))
         stack.extend((n, counted) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+    return False
+
+
+def _compares(test: ast.expr, names: set[str]) -> bool:
+    """`test` reads one of `names` itself, not only as what it hands a call
+    (`if not all_ranks_have_data(step=step): break` ends where the data does)."""
+    pending = [test]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name) and node.id in names:
+            return True
+        pending.extend([node.func] if isinstance(node, ast.Call) else ast.iter_child_nodes(node))
     return False
 
 
@@ -533,8 +545,23 @@ def _skips_before_backward(body: list[ast.stmt], counter: str, loop: "TrainingLo
     derived = _derived_from(body, counter)
     return any(
         isinstance(stmt, ast.If) and stmt.lineno < min(lines) and _reads(stmt.test, derived)
+        and not _bounds_from_above(stmt.test, derived)
         and any(isinstance(n, (ast.Continue, ast.Break)) for s in stmt.body for n in ast.walk(s))
         for stmt in body
+    )
+
+
+def _bounds_from_above(test: ast.expr, names: set[str]) -> bool:
+    """Every comparison of the count in `test` holds for the epoch's first micro-batches only
+    (`resume_from and step <= resume_from`): what it skips is the head of the epoch (a resumed
+    run fast-forwarding), not its tail."""
+    compared = [n for n in ast.walk(test) if isinstance(n, ast.Compare) and _reads(n, names)]
+    return bool(compared) and all(
+        len(c.ops) == 1 and (
+            isinstance(c.ops[0], (ast.Lt, ast.LtE)) and _reads(c.left, names)
+            or isinstance(c.ops[0], (ast.Gt, ast.GtE)) and _reads(c.comparators[0], names)
+        )
+        for c in compared
     )
 
 
