@@ -320,7 +320,7 @@ class TrainingLoop:
         """Gradient sync is switched on the loop's path: a NO_SYNC event in it or a helper it
         calls (not one under `torch.no_grad()`, around an evaluation), or a `with` whose context
         manager was made from one before the loop (`sync_context = model.no_sync if ddp else
-        nullcontext`)."""
+        nullcontext`); for a step function, by the callers around their calls of it."""
         if any(not e.without_grad and not any(_tests_fsdp(g.test) and g.holds for g in e.guards) for e in self.of(Kind.NO_SYNC)):
             return True
         seen: set[int] = set()
@@ -336,7 +336,10 @@ class TrainingLoop:
         loops = {id(l): l for e in self.events for l in e.loops if e.module in (None, self.model)}
         if isinstance(self.node, ast.For):
             loops[id(self.node)] = self.node
-        return any(_iterates_sync_switching_generator(self.model, l) for l in loops.values())
+        if any(_iterates_sync_switching_generator(self.model, l) for l in loops.values()):
+            return True
+        # a step function whose callers switch the sync around their calls of it
+        return any(view.controls_sync for view in self.callers)
 
     @cached_property
     def accumulation(self) -> Accumulation | None:

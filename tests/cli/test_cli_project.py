@@ -3765,3 +3765,66 @@ def test_a_step_method_of_a_class_a_registry_builds_gets_the_window_flag_its_cal
     every_batch = textwrap.dedent(REGISTRY_TRAIN).replace("apply_gradient = False\n", "apply_gradient = True\n")
     (workdir / "train.py").write_text(every_batch)
     assert codes(check(gradlint, ".")) == []
+
+
+PREFERENCE_TRAINER = '''\
+    import torch
+    import torch.nn.functional as F
+
+
+    class PreferenceTrainer:
+        def __init__(self, policy_model, optimizer, grad_accum, beta=0.1):
+            self.policy_model = policy_model
+            self.optimizer = optimizer
+            self.grad_accum = grad_accum
+            self.beta = beta
+            self.scaler = torch.amp.GradScaler("cuda")
+
+        def train_step(self, chosen, rejected, is_last_accum_step):
+            with torch.autocast("cuda", dtype=torch.float16):
+                margin = self.policy_model(chosen).mean() - self.policy_model(rejected).mean()
+                loss = -F.logsigmoid(self.beta * margin) / self.grad_accum
+            self.scaler.scale(loss).backward()
+            if is_last_accum_step:
+                self.scaler.unscale_(self.optimizer)
+                torch.nn.utils.clip_grad_norm_(self.policy_model.parameters(), 1.0)
+                self.scaler.step(self.optimizer)
+                self.scaler.update()
+                self.optimizer.zero_grad(set_to_none=True)
+            return loss.item()
+'''
+
+PREFERENCE_MAIN = '''\
+    import torch
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    from trainer import PreferenceTrainer
+
+
+    def main(build_policy, loader, rank, grad_accum, steps):
+        policy_model = DDP(build_policy().to(rank), device_ids=[rank])
+        optimizer = torch.optim.AdamW(policy_model.parameters(), lr=5e-7)
+        trainer = PreferenceTrainer(policy_model, optimizer, grad_accum)
+        batches = iter(loader)
+        for step in range(steps):
+            for micro in range(grad_accum):
+                chosen, rejected = next(batches)
+                is_last_micro = micro == grad_accum - 1
+                if not is_last_micro:
+                    with policy_model.no_sync():
+                        trainer.train_step(chosen.to(rank), rejected.to(rank), is_last_accum_step=is_last_micro)
+                else:
+                    trainer.train_step(chosen.to(rank), rejected.to(rank), is_last_accum_step=is_last_micro)
+'''
+
+
+def test_a_step_method_whose_callers_run_the_non_final_micro_batches_under_no_sync(workdir, gradlint):
+    """Axiom style: the trainer's step method backpropagates and steps on the flag its caller
+    computes; the caller runs the non-final micro-batches under the DDP model's `no_sync()`.
+    Neither the script nor the trainer, checked alone, is GL401; without the `no_sync()` both are."""
+    project(workdir, {"trainer.py": PREFERENCE_TRAINER, "main.py": PREFERENCE_MAIN})
+    assert codes(check(gradlint, ".")) == []
+    assert codes(check(gradlint, "trainer.py")) == []
+    syncing = textwrap.dedent(PREFERENCE_MAIN).replace("with policy_model.no_sync():", "if True:")
+    (workdir / "main.py").write_text(syncing)
+    assert codes(check(gradlint, ".")) == [("main.py", "GL401"), ("trainer.py", "GL401")]
