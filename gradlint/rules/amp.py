@@ -397,7 +397,7 @@ class UnscaledBackwardWithScaler(Rule):
             if len(unscaled) < len(backwards):  # beside a scaled backward: only one that runs whenever it does
                 scaled = [b for b in backwards if b not in unscaled]
                 unscaled = [b for b in unscaled if any(_runs_with(b, s) for s in scaled)]
-            if scaler_enabled(model, scaler) is not True or not unscaled:
+            if scaler_enabled(steps[-1].module or model, scaler) is not True or not unscaled:  # where the step is written
                 continue
             scales = [c for _, c in iter_calls(model, (".scale(",)) if _scale_of(c, scaler)]
             consequence = (

@@ -3828,3 +3828,66 @@ def test_a_step_method_whose_callers_run_the_non_final_micro_batches_under_no_sy
     syncing = textwrap.dedent(PREFERENCE_MAIN).replace("with policy_model.no_sync():", "if True:")
     (workdir / "main.py").write_text(syncing)
     assert codes(check(gradlint, ".")) == [("main.py", "GL401"), ("trainer.py", "GL401")]
+
+
+BASE_TRAINER_WITH_SCALER = '''\
+    import torch
+
+
+    class Trainer:
+        def __init__(self, model, optimizer, args):
+            self.model = model
+            self.optimizer = optimizer
+            self.args = args
+            if args.use_amp:
+                self.scaler = torch.amp.GradScaler("cuda")
+
+        def after_iter(self, step):
+            if (step + 1) % self.args.gradient_accumulation_steps == 0:
+                if self.args.use_amp:
+                    self.scaler.step(self.optimizer)
+                    self.scaler.update()
+                else:
+                    self.optimizer.step()
+                self.optimizer.zero_grad()
+
+        def train(self, loader):
+            for step, batch in enumerate(loader):
+                with torch.autocast("cuda", enabled=self.args.use_amp):
+                    loss = self.model(**batch).loss / self.args.gradient_accumulation_steps
+                if self.args.use_amp:
+                    self.scaler.scale(loss).backward()
+                else:
+                    loss.backward()
+                self.after_iter(step)
+'''
+
+DISTILLING_TRAINER = '''\
+    import torch.nn.functional as F
+
+    from trainer import Trainer
+
+
+    class DistillingTrainer(Trainer):
+        def __init__(self, model, teacher, optimizer, args):
+            super().__init__(model, optimizer, args)
+            self.teacher = teacher
+
+        def train(self, loader):
+            for step, batch in enumerate(loader):
+                student_logits = self.model(**batch).logits
+                teacher_logits = self.teacher(**batch).logits.detach()
+                loss = F.kl_div(F.log_softmax(student_logits, -1), F.softmax(teacher_logits, -1), reduction="batchmean")
+                (loss / self.args.gradient_accumulation_steps).backward()
+                self.after_iter(step)
+'''
+
+
+def test_a_subclass_loop_backpropagating_unscaled_into_a_base_step_through_the_scaler(workdir, gradlint):
+    """EasyNLP style: the base trainer (another module) builds its GradScaler under `use_amp` and
+    steps through it there; a subclass's own loop backpropagates the plain loss before calling
+    that step: with AMP on, `scaler.step()` meets gradients no `scale()` made (GL305). The base
+    trainer's own loop scales and is right."""
+    project(workdir, {"trainer.py": BASE_TRAINER_WITH_SCALER, "distill.py": DISTILLING_TRAINER})
+    run = gradlint("check", "--select", "GL305", "--format", "concise", ".")
+    assert codes(run) == [("distill.py", "GL305")], run.stdout
