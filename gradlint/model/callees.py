@@ -25,6 +25,8 @@ MAX_BASES = 8  # how far up a class hierarchy `self.method` is looked for
 PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"})
 # torch's wrappers whose call runs the wrapped module's forward
 MODULE_WRAPPERS = ("DistributedDataParallel", "DataParallel", "compile")
+# decorators that leave a class constructed only where it is called (not kept in a registry)
+PLAIN_CLASS_DECORATORS = frozenset({"dataclass", "total_ordering", "final", "runtime_checkable", "unique", "attrs", "define", "frozen"})
 RETURNS_SELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
 
 
@@ -77,6 +79,10 @@ class ProjectResolver(Protocol):
     def through_star(self, module: "ModuleModel", name: str) -> str | None:
         """`model.name` for a name `from model import *` brings into `module`, when the project
         module `model` defines (or imports) it."""
+
+    def registered_elsewhere(self, module: "ModuleModel", cls: ast.ClassDef) -> bool:
+        """Whether another module of the project keeps the class as a value (`TRAINERS =
+        {"base": Trainer}`, `register(Trainer)`): it may be built from there with anything."""
 
 
 def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -> Callee | None:
@@ -821,7 +827,7 @@ def constructed_with(module: "ModuleModel", cls: ast.ClassDef | None, attribute:
     is none or one hands over `**kwargs`."""
     parameter = constructor_parameter(module, cls, attribute) if cls is not None else None
     init = module.methods(cls).get("__init__") if parameter is not None else None
-    if init is None:
+    if init is None or registered(module, cls):
         return []
     defaults = parameter_defaults(init)
     given = []
@@ -833,6 +839,38 @@ def constructed_with(module: "ModuleModel", cls: ast.ClassDef | None, attribute:
             return []
         given.append(value)
     return given
+
+
+def registered(module: "ModuleModel", cls: ast.ClassDef) -> bool:
+    """The class is kept in a registry (decorated by one, `@TRAINERS.register_module()`, or
+    stored as a value, `TRAINERS = {"base": Trainer}`, here or in another module): a config may
+    build it with any arguments, so the constructions the model sees are not all there are."""
+    if any((dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1] not in PLAIN_CLASS_DECORATORS for d in cls.decorator_list):
+        return True
+    if cls.name in stored_as_values(module):
+        return True
+    return module.project is not None and module.project.registered_elsewhere(module, cls)
+
+
+def stored_as_values(module: "ModuleModel") -> frozenset[str]:
+    """Names the module keeps as values rather than calls: dict values, list, tuple or set
+    elements, arguments of a `register...(...)` call."""
+
+    def compute():
+        found = set()
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Dict):
+                values = node.values
+            elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+                values = node.elts
+            elif isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1].lower().startswith("register"):
+                values = node.args
+            else:
+                continue
+            found.update(v.id for v in values if isinstance(v, ast.Name))
+        return frozenset(found)
+
+    return module.memo(("stored as values",), compute)
 
 
 def passed_to_base_init(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> ast.expr | None:

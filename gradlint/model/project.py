@@ -1243,6 +1243,26 @@ class ProjectContext:
                 self._located[qualname] = self.project.module_file(self.path, "", level, parts)
         return self._located[qualname]
 
+    def registered_elsewhere(self, module: "ModuleModel", cls: ast.ClassDef) -> bool:
+        """Whether a module of the project importing the class keeps it as a value (`TRAINERS =
+        {"base": Trainer}` in a package's __init__): only the modules whose import lines name
+        the class are parsed, at most MAX_CALLER_FILES of them."""
+        from gradlint.model.callees import stored_as_values
+
+        if self.project is None:
+            return False
+        self.project.adopt(self.path, module)
+        for path in self.project.importers().get(cls.name, ())[:MAX_CALLER_FILES]:
+            other = self.project.model(path) if path.resolve() != self.path else None
+            if other is None or cls.name not in stored_as_values(other):
+                continue
+            qualname = other.imports.qualname(ast.Name(cls.name, ast.Load()))
+            found = other.project.class_def(other, qualname) if qualname and other.project is not None else None
+            if found is not None and found[1] is cls:  # that name is this class there
+                self._note(path)
+                return True
+        return False
+
     def through_star(self, module: "ModuleModel", name: str) -> str | None:
         """`model.name` for a name `from model import *` brings into `module`, when the project
         module `model` defines it or imports it from the project; what it imports from outside

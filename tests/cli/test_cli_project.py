@@ -3891,3 +3891,62 @@ def test_a_subclass_loop_backpropagating_unscaled_into_a_base_step_through_the_s
     project(workdir, {"trainer.py": BASE_TRAINER_WITH_SCALER, "distill.py": DISTILLING_TRAINER})
     run = gradlint("check", "--select", "GL305", "--format", "concise", ".")
     assert codes(run) == [("distill.py", "GL305")], run.stdout
+
+
+REGISTERED_TRAINER = '''\
+    import torch
+
+
+    class Trainer:
+        def __init__(self, name="base", lr=2e-5, epochs=5, gradient_accumulation_steps=1, max_grad_norm=1.0):
+            self.name = name
+            self.lr = lr
+            self.epochs = epochs
+            self.gradient_accumulation_steps = gradient_accumulation_steps
+            self.max_grad_norm = max_grad_norm
+
+        def train_one_epoch(self, model, optimizer, epoch_iterator):
+            model.train()
+            for step, batch in enumerate(epoch_iterator):
+                loss = model(**batch).loss / self.gradient_accumulation_steps
+                loss.backward()
+                if (step + 1) % self.gradient_accumulation_steps == 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), self.max_grad_norm)
+                    optimizer.step()
+                    optimizer.zero_grad()
+'''
+
+TRAINER_REGISTRY = '''\
+    from .trainer import Trainer
+
+    TRAINERS = {"base": Trainer}
+
+
+    def load_trainer(config):
+        return TRAINERS[config["name"].lower()](**config)
+'''
+
+DEFENDER = '''\
+    from trainers.trainer import Trainer
+
+
+    class Defender:
+        def __init__(self, epochs=3):
+            self.trainer = Trainer(epochs=epochs)
+'''
+
+
+def test_a_window_default_of_one_is_no_fixed_window_when_a_registry_builds_the_trainer_from_configs(workdir, gradlint):
+    """OpenBackdoor style: the only construction the model sees leaves `gradient_accumulation_steps`
+    at its default of 1, but the package keeps the class in a registry built from JSON configs
+    (`TRAINERS[name](**config)`): the window is an option, and the tail it drops is GL205. Without
+    the registry, every construction fixes the window at one."""
+    files = {
+        "trainers/__init__.py": TRAINER_REGISTRY, "trainers/trainer.py": REGISTERED_TRAINER,
+        "defenders/__init__.py": "", "defenders/defender.py": DEFENDER,
+    }
+    project(workdir, files)
+    run = gradlint("check", "--select", "GL205", "--format", "concise", ".")
+    assert codes(run) == [("trainer.py", "GL205")], run.stdout
+    (workdir / "trainers/__init__.py").write_text("from .trainer import Trainer\n")
+    assert codes(gradlint("check", "--select", "GL205", "--format", "concise", ".")) == []
