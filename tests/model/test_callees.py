@@ -238,6 +238,9 @@ class OtherModules:
     def subclasses(self, module, cls):
         return []
 
+    def registered_elsewhere(self, module, cls):
+        return False
+
     def callers(self, module, function):
         return []
 
