@@ -821,6 +821,17 @@ def constructor_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: s
     return next(v.id for v in module.class_attributes(cls)[attribute] if isinstance(v, ast.Name))
 
 
+def held_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> str | None:
+    """The `__init__` parameter `self.<attribute>` is set to, where any other assignment of it
+    is a call (handing it along, or setting it anew: the best model reloaded after training)."""
+    init = module.methods(cls).get("__init__")
+    values = module.class_attributes(cls).get(attribute, [])
+    given = [v for v in values if isinstance(v, ast.Name) and init is not None and v.id in parameter_names(init)]
+    if len(given) != 1 or not all(v is given[0] or isinstance(v, ast.Call) for v in values):
+        return None
+    return given[0].id
+
+
 def constructed_with(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> list[ast.expr]:
     """What each construction of the class the model finds gives the `__init__` parameter that
     `self.<attribute>` is set to (its default where a construction leaves it out); [] when there

@@ -11,7 +11,7 @@ from enum import Enum, auto
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
+from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, held_parameter, find_method, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
@@ -957,7 +957,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
     module, cls = frame.module, frame.cls
     parameters = _ddp_parameters(frame)
     fields = ddp_object_fields(module, cls) if cls is not None else frozenset()
-    attributes = constructor_attributes(module, cls) if cls is not None else []
+    attributes = [a for a in module.class_attributes(cls) if held_parameter(module, cls, a)] if cls is not None else []
     mixin = cls is not None and defines_class(module, cls)
     answers: dict[tuple[str, str], bool] = {}  # each attribute's role asked once, where called
 
@@ -1055,6 +1055,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
     # `self.downstream.model(x)`: a field of a project object built around a DDP model here
     tests += [(spelled_on(f"{field}(", field), always) for field in fields]
     tests += [(spelled_on(f"self.{attribute}(", attribute), constructed_or_held) for attribute in attributes]
+    tests += [(spelled_on(f"self.{attribute}.forward(", attribute), constructed_ddp) for attribute in attributes]
     if mixin:  # `self` of a subclass in another module: its names are read there
         tests.append((self_called, combined_ddp))
         tests.append((self_arguments(), combined_ddp))  # `self._logprobs(self.model, x)`

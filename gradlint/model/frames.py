@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, is_abstract, parameter_defaults, parameter_names, resolve_callee, subclasses_of
+from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, held_parameter, is_abstract, parameter_defaults, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.flags import set_in_branches
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
@@ -329,9 +329,17 @@ def _constructed_object(module: "ModuleModel", cls: ast.ClassDef, value: ast.exp
 
 def constructor_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> Role | None:
     """The role of `self.<attribute>` set in `__init__` to its parameter: what every
-    `Trainer(ddp_model, ...)` passes for it."""
+    `Trainer(ddp_model, ...)` passes for it. Set again elsewhere from a call (the best model
+    reloaded after training, `self.model = AdaptiveModel.load(...)`), it holds either (`either`)."""
     parameter = constructor_parameter(module, cls, attribute)
-    return parameter_roles(module, module.methods(cls)["__init__"]).get(parameter) if parameter else None
+    if parameter is not None:
+        return parameter_roles(module, module.methods(cls)["__init__"]).get(parameter)
+    parameter = held_parameter(module, cls, attribute)
+    if parameter is None:
+        return None
+    passed = parameter_roles(module, module.methods(cls)["__init__"]).get(parameter)
+    set_anew = [v for v in module.class_attributes(cls)[attribute] if not (isinstance(v, ast.Name) and v.id == parameter)]
+    return functools.reduce(either, [_constructed_role(module, v) for v in set_anew], passed)
 
 
 def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 from gradlint.model.names import dotted, names_project_gradient_method
 from gradlint.model.roles import Role, derives_from_ddp
 from gradlint.model.spelling import CALLED_NAME_BYTES, WORD_BYTE, call_starts
-from gradlint.model.summaries import ALTERNATE, CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
+from gradlint.model.summaries import ALTERNATE, ELEMENT, CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -646,9 +646,13 @@ class Project:
             yield key, role, producer
 
     def returned_role(self, importer: Path, imports: dict, callee: str) -> str | None:
-        """The role of what a project function returns (`build_optimizer(...)` -> optimizer)."""
+        """The role of what a project function returns (`build_optimizer(...)` -> optimizer), or
+        of the element unpacked from the tuple it returns (`initialize_optimizer#0`: its model)."""
+        callee, _, element = callee.partition(ELEMENT)
         symbol = self.resolve(importer, imports, callee)
         returns = symbol.summary.returns if symbol and isinstance(symbol.summary, FunctionSummary) else ()
+        if element:
+            return returns[int(element)] if len(returns) > max(int(element), 1) else None
         return returns[0] if len(returns) == 1 else None
 
     def stamp(self, path: Path) -> list | None:

@@ -24,12 +24,13 @@ from gradlint.model.spelling import called_heads
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
 
-FORMAT = 5  # bump when the shape of a summary changes: cached summaries of another shape are ignored
+FORMAT = 6  # bump when the shape of a summary changes: cached summaries of another shape are ignored
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPOUND = (*FUNCTIONS, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 MAX_CALL_SITES = 256  # call sites recorded per module
 STAR = "*"  # the key prefix of a star import among a summary's imports
 ALTERNATE = "|"  # joins a name to the index of another import binding it (`name|1`)
+ELEMENT = "#"  # joins a producer to the position of the element unpacked from what it returns (`build#0`)
 
 
 @dataclass(frozen=True)
@@ -307,6 +308,12 @@ def _assigned_calls(model: "ModuleModel") -> dict[tuple[int, str], list[tuple[in
                 name = dotted(target)
                 if name is not None:
                     found.setdefault((scope, name), []).append((stmt.lineno, callee))
+                elif isinstance(target, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                    # `model, optimizer, scheduler = initialize_optimizer(...)`: each element's place
+                    for index, element in enumerate(target.elts):
+                        if (element_name := dotted(element)) is not None:
+                            made = f"{callee}{ELEMENT}{index}" if callee and ELEMENT not in callee else None
+                            found.setdefault((scope, element_name), []).append((stmt.lineno, made))
         return found
 
     return model.memo(("assigned calls",), compute)

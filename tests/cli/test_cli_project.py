@@ -3950,3 +3950,101 @@ def test_a_window_default_of_one_is_no_fixed_window_when_a_registry_builds_the_t
     assert codes(run) == [("trainer.py", "GL205")], run.stdout
     (workdir / "trainers/__init__.py").write_text("from .trainer import Trainer\n")
     assert codes(gradlint("check", "--select", "GL205", "--format", "concise", ".")) == []
+
+
+OPTIMIZATION_MODULE = '''\
+    import torch
+    from torch.nn.parallel import DistributedDataParallel
+
+
+    class WrappedDDP(DistributedDataParallel):
+        def __getattr__(self, name):
+            try:
+                return super().__getattr__(name)
+            except AttributeError:
+                return getattr(self.module, name)
+
+
+    def optimize_model(model, device, local_rank, optimizer, distributed=False):
+        model = model.to(device)
+        if distributed:
+            model = WrappedDDP(model, device_ids=[local_rank], output_device=local_rank)
+        return model, optimizer
+
+
+    def initialize_optimizer(model, learning_rate, device, local_rank=-1, distributed=False):
+        optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+        model, optimizer = optimize_model(model, device, local_rank, optimizer, distributed)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+        return model, optimizer, scheduler
+'''
+
+LIBRARY_TRAINER = '''\
+    from models import AdaptiveModel
+
+
+    class Trainer:
+        def __init__(self, model, optimizer, data_silo, epochs, lr_schedule=None, grad_acc_steps=1, save_dir=None):
+            self.model = model
+            self.optimizer = optimizer
+            self.data_silo = data_silo
+            self.epochs = epochs
+            self.lr_schedule = lr_schedule
+            self.grad_acc_steps = grad_acc_steps
+            self.save_dir = save_dir
+
+        def train(self):
+            self.model.train()
+            for epoch in range(self.epochs):
+                for step, batch in enumerate(self.data_silo.get_data_loader("train")):
+                    logits = self.model.forward(**batch)
+                    per_sample_loss = self.model.logits_to_loss(logits=logits, **batch)
+                    self.backward_propagate(per_sample_loss, step)
+            if self.save_dir:
+                self.model = AdaptiveModel.load(self.save_dir)  # the best model, for evaluation
+            return self.model
+
+        def backward_propagate(self, loss, step):
+            loss = loss.mean() / self.grad_acc_steps
+            loss.backward()
+            if (step + 1) % self.grad_acc_steps == 0:
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+                if self.lr_schedule:
+                    self.lr_schedule.step()
+'''
+
+LIBRARY_EXAMPLE = '''\
+    from models import AdaptiveModel
+    from optimization import initialize_optimizer
+    from trainer import Trainer
+
+
+    def doc_classification(args, data_silo, device):
+        model = AdaptiveModel.build(args.lang_model)
+        model, optimizer, lr_schedule = initialize_optimizer(
+            model=model, learning_rate=3e-5, device=device, local_rank=args.local_rank, distributed=args.local_rank != -1,
+        )
+        trainer = Trainer(model=model, optimizer=optimizer, data_silo=data_silo, epochs=2,
+                          lr_schedule=lr_schedule, grad_acc_steps=args.grad_acc_steps)
+        return trainer.train()
+'''
+
+
+def test_a_trainer_given_the_model_an_optimizer_helper_returns_in_a_tuple_wrapped_in_a_ddp_subclass(workdir, gradlint):
+    """FARM style: `model, optimizer, scheduler = initialize_optimizer(...)` returns the model a
+    DDP subclass wraps when distributed; the trainer keeps it on `self`, runs `self.model.forward`
+    and accumulates in a method it hands the index to; after training it reloads the best model
+    into the same attribute. Without the wrap, there is no DDP."""
+    files = {
+        "optimization.py": OPTIMIZATION_MODULE, "trainer.py": LIBRARY_TRAINER, "examples/doc_classification.py": LIBRARY_EXAMPLE,
+        "models.py": "class AdaptiveModel:\n    pass\n",
+    }
+    project(workdir, files)
+    run = check(gradlint, ".")
+    assert codes(run) == [("trainer.py", "GL401")], run.stdout
+    bare = textwrap.dedent(OPTIMIZATION_MODULE).replace(
+        "model = WrappedDDP(model, device_ids=[local_rank], output_device=local_rank)", "model = model.half()"
+    )
+    (workdir / "optimization.py").write_text(bare)
+    assert codes(check(gradlint, ".")) == []
