@@ -364,6 +364,15 @@ class Project:
         It only decides which lines of a checked module are read; calls are resolved later."""
         return self._words(path)[1]
 
+    def builds_gradient_callable(self, path: Path, name: str) -> bool:
+        """Whether the top-level function `name` of a module constructs an object of a project
+        class whose `__call__` touches gradients (`loss_scaler = NativeScaler()` in
+        `create_optimizer_and_loss_scaler`): read off the text."""
+        callables = self.gradient_callables()
+        data = self._read(self._resolved(path)) if callables else None
+        body = _top_level_bodies(data).get(name) if data is not None else None
+        return body is not None and any(re.search(rb"\b" + re.escape(c.encode()) + rb"\s*\(", body) for c in callables)
+
     def closure_factories(self, path: Path) -> frozenset[str]:
         """Top-level functions of a module that touch gradients and return a function they
         define (`def get_step_fn(...): def step_fn(...): ... return step_fn`): read off the text."""
@@ -1105,8 +1114,12 @@ class ProjectContext:
         """Whether `producer` (a callee as written in module `path`) is a project function or
         class that touches gradients."""
         summarized = self.project.summary(path) if producer else None
-        symbol = self.project.resolve(path, summarized[1].imports, producer) if summarized else None
-        return symbol is not None and symbol.names[0] in self.project.gradient_symbols(symbol.path)
+        made_by = producer.partition(ELEMENT)[0] if producer else None  # `build#1`: what `build` returns holds it
+        symbol = self.project.resolve(path, summarized[1].imports, made_by) if summarized else None
+        return symbol is not None and (
+            symbol.names[0] in self.project.gradient_symbols(symbol.path)
+            or self.project.builds_gradient_callable(symbol.path, symbol.names[0])
+        )
 
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
         """Calls of `function` (of the module this context belongs to) in other project

@@ -4048,3 +4048,45 @@ def test_a_trainer_given_the_model_an_optimizer_helper_returns_in_a_tuple_wrappe
     )
     (workdir / "optimization.py").write_text(bare)
     assert codes(check(gradlint, ".")) == []
+
+
+OPTIMIZER_AND_SCALER_FACTORY = """
+import torch
+
+import util.misc as misc
+
+
+def create_optimizer_and_loss_scaler(args, model):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    loss_scaler = misc.NativeScalerWithGradNormCount()
+    return optimizer, loss_scaler
+"""
+
+MAIN_SCALER_FROM_FACTORY = """
+import torch
+
+from engine import train_one_epoch
+from utils_training import create_optimizer_and_loss_scaler
+
+
+def main(args, loader):
+    model = torch.nn.Linear(8, 2).to(args.device)
+    if args.distributed:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+    optimizer, loss_scaler = create_optimizer_and_loss_scaler(args, model)
+    for epoch in range(args.epochs):
+        train_one_epoch(model, loader, optimizer, args.device, epoch, loss_scaler, args=args)
+"""
+
+
+def test_a_scaler_object_a_project_factory_returns_beside_the_optimizer_runs_the_engines_backward(workdir, gradlint):
+    """ssvp_slt style: `optimizer, loss_scaler = create_optimizer_and_loss_scaler(cfg, model)`,
+    a function of a third module building the NativeScaler-style object; the engine hands each
+    micro-batch's loss to it, and the model is DDP: the engine's loop is GL401."""
+    files = {
+        "util/__init__.py": "", "util/misc.py": SCALER_UTIL, "engine.py": ENGINE_SCALER,
+        "utils_training.py": OPTIMIZER_AND_SCALER_FACTORY, "main.py": MAIN_SCALER_FROM_FACTORY,
+    }
+    project(workdir, files)
+    run = check(gradlint, ".")
+    assert codes(run) == [("engine.py", "GL401")], run.stdout
