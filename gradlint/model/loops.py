@@ -389,6 +389,7 @@ class TrainingLoop:
         return [e for e in self.of(*kinds) if accumulation is None or accumulation.covers(e)]
 
     def _accumulation(self, steps: list[Event], backwards: list[Event], path: Event | None) -> Accumulation | None:
+        backwards = [b for b in backwards if not self.consumed_by_hand(b)]
         if not backwards or not steps:
             return None
         guard = _common_boundary(steps)
@@ -413,6 +414,28 @@ class TrainingLoop:
         if found is not None and self._always_one(found.factor):
             return None  # `for j in range(config['accumulation_steps'])` with the setting fixed at 1
         return found
+
+    def consumed_by_hand(self, backward: Event) -> bool:
+        """The pass's gradients are used and cleared before any step, so no step applies them
+        through `.grad`: a helper that backpropagates and clears within the one call (a
+        sharpness or Fisher probe, SAM's ascent), or code that reads them by hand before its
+        clear (`saved[p] += p.grad`, an accumulation kept by hand)."""
+        held = {id(g) for g in backward.guards}
+        steps = self.of(*STEPS)
+        module = backward.module or self.model
+        for clear in self.of(Kind.ZERO_GRAD):
+            # (a test inside a clearing helper of its own, `if p.grad is not None:`, is the helper's business)
+            tested = [g for g in clear.guards if id(g) not in held and not _inside(g.node, clear.scope)]
+            if clear.order <= backward.order or tested or clear.scope is not backward.scope and clear.site is not backward.site:
+                continue
+            if any(backward.order < s.order < clear.order for s in steps):
+                return False
+            if backward.site is not None and clear.site is backward.site:
+                return True
+            if clear.scope is backward.scope:
+                reads = module.memo(("gradient reads", id(clear.scope)), lambda: _gradient_read_lines(clear.scope))
+                return any(backward.node.lineno < line <= clear.node.lineno for line in reads)
+        return False
 
     def _micro_batches_cut(self, loop: ast.For) -> ast.expr | None:
         """`phase_img` of `for img, z in zip(phase_img, phase_z)` where `phase_img =
@@ -522,6 +545,16 @@ def _first_dimension(expr: ast.expr) -> bool:
         case ast.Call(func=ast.Name(id="len"), args=[_]):
             return True
     return False
+
+
+def _inside(node: ast.AST, function: ast.AST | None) -> bool:
+    """`node` lies in the lines of `function` (a function other than the one asking)."""
+    return isinstance(function, FUNCTIONS) and function.lineno <= node.lineno <= function.end_lineno
+
+
+def _gradient_read_lines(scope: ast.AST) -> list[int]:
+    """Lines of a function that read some `.grad` by hand."""
+    return [n.lineno for n in ast.walk(scope) if isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.ctx, ast.Load)]
 
 
 def _inner_loop_accumulation(

@@ -389,7 +389,8 @@ class UnscaledBackwardWithScaler(Rule):
         for loop in loops_by_hand(model):
             steps = loop.of(Kind.SCALER_STEP)
             # the backwards on the scaler step's path (not the other side of `if fp16:`)
-            backwards = [b for b in loop.of(Kind.BACKWARD) if not steps or not b.exclusive_with(steps[-1])]
+            # (not one whose gradients are used and cleared before any step: SAM's ascent pass)
+            backwards = [b for b in loop.of(Kind.BACKWARD) if not steps or not (b.exclusive_with(steps[-1]) or loop.consumed_by_hand(b))]
             if not steps or not backwards:
                 continue
             scaler = steps[-1].target
