@@ -9,6 +9,7 @@ from typing import Iterator
 from gradlint.fixplan import FixPlan, MoveStatement
 from gradlint.model import ModuleModel
 from gradlint.model.callees import CallContext, callers, resolve_callee
+from gradlint.model.events import is_apex_scale_loss
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.values import nodes_on_lines
 from gradlint.rules.base import Finding, Rule
@@ -118,11 +119,17 @@ def _set_before(model: ModuleModel, loop: ast.stmt, ddp: str, forward: ast.Call)
 
 def _context_values(model: ModuleModel, stmt: ast.stmt, context: ast.expr) -> list[ast.expr]:
     """What a `with` item may be: itself, or for a name (`with ctx:`) or a call of one (`with
-    ctx():`) every value the function gave that name before, on whichever branch."""
+    ctx():`) every value the function gave that name before, on whichever branch; for a call of
+    a function of the module (`with maybe_no_sync(step):`), every value it returns."""
+    scope = model.parents.scope_of(stmt)
+    if isinstance(context, ast.Call):
+        callee = resolve_callee(model, context, CallContext(model, scope, model.parents.enclosing_class(scope)))
+        if callee is not None and callee.module is model and not isinstance(callee.function, ast.Lambda):
+            return [r for r in model.returns(callee.function) if r is not None]
     name = context.func if isinstance(context, ast.Call) and not context.args and not context.keywords else context
     if not isinstance(name, ast.Name):
         return [context]
-    earlier = model.scope(model.parents.scope_of(stmt)).before(name.id, stmt.lineno)
+    earlier = model.scope(scope).before(name.id, stmt.lineno)
     return [value for s in earlier if (value := getattr(s, "value", None)) is not None]
 
 
@@ -185,13 +192,16 @@ def _part(value: ast.expr | None, element: int | None) -> ast.expr | None:
 
 
 def _only_backward(with_stmt: ast.stmt, ddp: str) -> bool:
-    """The body runs a backward and calls nothing that could run the model."""
+    """The body runs a backward and calls nothing that could run the model (apex's
+    `with amp.scale_loss(loss, optimizer) as scaled_loss:` only scales the loss)."""
     calls = [n for stmt in with_stmt.body for n in ast.walk(stmt) if isinstance(n, ast.Call)]
     for call in calls:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in INERT_METHODS and dotted(func.value) != ddp:
             continue
         if isinstance(func, ast.Name) and func.id in INERT_FUNCTIONS:
+            continue
+        if is_apex_scale_loss(call):
             continue
         return False
     return any(isinstance(c.func, ast.Attribute) and c.func.attr == "backward" for c in calls)
