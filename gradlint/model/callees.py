@@ -10,6 +10,7 @@ from other modules of the same project; without one, such callees stay unknown.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -858,9 +859,15 @@ def registered(module: "ModuleModel", cls: ast.ClassDef) -> bool:
     build it with any arguments, so the constructions the model sees are not all there are."""
     if any((dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1] not in PLAIN_CLASS_DECORATORS for d in cls.decorator_list):
         return True
-    if cls.name in stored_as_values(module):
+    if may_be_stored(module.text, cls.name) and cls.name in stored_as_values(module):
         return True
     return module.project is not None and module.project.registered_elsewhere(module, cls)
+
+
+def may_be_stored(text: str, name: str) -> bool:
+    """The text spells `name` where a value goes (after `[`, `{`, `(`, `,` or `:`, before `,`,
+    `]`, `}` or `)`): the cheap test before the module's values are read."""
+    return re.search(rf"[\[{{(,:]\s*{re.escape(name)}\s*[,\]}})]", text) is not None
 
 
 def stored_as_values(module: "ModuleModel") -> frozenset[str]:

@@ -957,7 +957,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
     module, cls = frame.module, frame.cls
     parameters = _ddp_parameters(frame)
     fields = ddp_object_fields(module, cls) if cls is not None else frozenset()
-    attributes = [a for a in module.class_attributes(cls) if held_parameter(module, cls, a)] if cls is not None else []
+    attributes = module.memo(("held attributes", id(cls)), lambda: [a for a in module.class_attributes(cls) if held_parameter(module, cls, a)]) if cls is not None else []
     mixin = cls is not None and defines_class(module, cls)
     answers: dict[tuple[str, str], bool] = {}  # each attribute's role asked once, where called
 

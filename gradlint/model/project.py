@@ -1264,13 +1264,16 @@ class ProjectContext:
         """Whether a module of the project importing the class keeps it as a value (`TRAINERS =
         {"base": Trainer}` in a package's __init__): only the modules whose import lines name
         the class are parsed, at most MAX_CALLER_FILES of them."""
-        from gradlint.model.callees import stored_as_values
+        from gradlint.model.callees import may_be_stored, stored_as_values
 
         if self.project is None:
             return False
         self.project.adopt(self.path, module)
         for path in self.project.importers().get(cls.name, ())[:MAX_CALLER_FILES]:
-            other = self.project.model(path) if path.resolve() != self.path else None
+            text = self.project.text(path) if path.resolve() != self.path else None
+            if text is None or not may_be_stored(text, cls.name):
+                continue
+            other = self.project.model(path)
             if other is None or cls.name not in stored_as_values(other):
                 continue
             qualname = other.imports.qualname(ast.Name(cls.name, ast.Load()))
