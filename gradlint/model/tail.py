@@ -77,7 +77,9 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     counter, start, source, restarts = counted
     if _breaks_on(node.body, counter, ends_at=source) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizers):
         return None
-    if _single_pass(model, node) and _breaks_on(node.body, counter, _counted_up(node), ends_at=source):
+    if _single_pass(model, node) and (
+        _breaks_on(node.body, counter, _counted_up(node), ends_at=source) or _leaves_when_stepping(accumulation.guard.node)
+    ):
         return None  # one pass that stops at a budget of updates: the run ends at a step
     if source is not None and (_asserts_whole_windows(model, node, source) or _sized_to_the_window(model, node, source, accumulation.factor)):
         return None
@@ -429,6 +431,22 @@ def _single_pass(model: "ModuleModel", loop: ast.For) -> bool:
         and not any(isinstance(s, (ast.For, ast.AsyncFor, ast.While)) for s in context.module.parents.chain(context.statement)[1:])
         for _, context in callers(model, scope)
     )
+
+
+def _leaves_when_stepping(test: ast.stmt) -> bool:
+    """The window's step branch may leave the loop (`if terminate: return` after the step, a
+    budget of updates reached): a single pass is then meant to end at a step, over a loader
+    that may never run out."""
+    if not isinstance(test, ast.If):
+        return False
+    pending = list(test.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, (ast.Break, ast.Return)):
+            return True
+        if not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            pending.extend(n for n in ast.iter_child_nodes(stmt) if isinstance(n, ast.stmt))
+    return False
 
 
 def _counted_up(loop: ast.For) -> set[str]:
