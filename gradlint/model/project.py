@@ -35,6 +35,7 @@ SKIPPED_FOLDERS = frozenset({
     "_build", "wandb", "outputs", "logs",
 })
 TEST_FOLDERS = frozenset({"tests", "test", "unittests"})
+IMPORT_DEPTH = 2  # imports followed from a checked file to find a word a project module spells
 MAX_MODULES = 96  # summaries made per project and process
 MAX_CALLER_FILES = 24  # modules parsed to find the callers of one module
 MAX_DELEGATED_DEFINITIONS = 4  # files defining a name, beyond which a delegated call is not matched to one
@@ -1341,21 +1342,27 @@ class ProjectContext:
         import lines and the modules' bytes, nothing is parsed."""
         if self.project is None:
             return False
+        seen: set[Path] = set()
         for path, _ in self._imported_modules(text):
-            spelling = next((m for m in self._modules_behind(path) if self.project.spells(m, words)), None)
+            spelling = next((m for m in self._modules_behind(path, seen) if self.project.spells(m, words)), None)
             if spelling is not None:
                 self._note(path)
                 self._note(spelling)
                 return True
         return False
 
-    def _modules_behind(self, path: Path):
-        """The module, and for a package's `__init__` the project modules it imports (what
-        `from model import U2NET` re-exports)."""
+    def _modules_behind(self, path: Path, seen: set[Path], depth: int = IMPORT_DEPTH):
+        """The module and the project modules it imports, to `depth` imports down (what `from
+        model import SoftMaskedBert` re-exports from a package, and the detector module that
+        model's file imports in turn), each once."""
+        if path in seen:
+            return
+        seen.add(path)
         yield path
-        text = self.project.text(path) if path.name == "__init__.py" else None
+        text = self.project.text(path) if depth > 0 else None
         if text is not None:
-            yield from (module for module, _ in self._imported_modules(text, path))
+            for module, _ in self._imported_modules(text, path):
+                yield from self._modules_behind(module, seen, depth - 1)
 
     def _imported_modules(self, text: str, importer: Path | None = None) -> list[tuple[Path, list[str]]]:
         """(project file, names inside it) of each import of `text` (the checked file's, or

@@ -31,10 +31,12 @@ MODULE_FUNCTIONS = {"Softmax": "softmax", "Sigmoid": "sigmoid", "LogSoftmax": "l
 # Tensor methods that compute a new value from their receiver (x.softmax(-1), x.log())
 TENSOR_METHODS = frozenset({"softmax", "log_softmax", "sigmoid", "log", "exp", "mean", "sum"})
 # Tensor methods that pick or rearrange elements of their receiver without changing them
-# (`probs.gather(1, actions)`, `out.view(-1)`)
+# (`probs.gather(1, actions)`, `out.view(-1)`), or only copy or cast them (`recon.float()` for a
+# loss computed in full precision)
 SAME_VALUES = frozenset({
     "gather", "index_select", "take_along_dim", "masked_select",
-    "view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous",
+    "view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous", "permute", "transpose",
+    "float", "double", "half", "bfloat16", "clone",
 })
 # torch functions resampling their input's values (`F.interpolate(probs, size)`: probabilities
 # stay probabilities between the pixels)

@@ -4090,3 +4090,83 @@ def test_a_scaler_object_a_project_factory_returns_beside_the_optimizer_runs_the
     project(workdir, files)
     run = check(gradlint, ".")
     assert codes(run) == [("engine.py", "GL401")], run.stdout
+
+
+DETECTOR_MODULE = '''\
+    import torch.nn as nn
+
+
+    class BiGRU(nn.Module):
+        def __init__(self, input_size, hidden_size, n_layers):
+            super().__init__()
+            self.rnn = nn.GRU(input_size, hidden_size, num_layers=n_layers, bidirectional=True, batch_first=True)
+            self.linear = nn.Linear(hidden_size * 2, 1)
+            self.sigmoid = nn.Sigmoid()
+
+        def forward(self, x):
+            out, _ = self.rnn(x)
+            prob = self.sigmoid(self.linear(out))
+            return prob
+'''
+
+CORRECTOR_MODULE = '''\
+    import torch.nn as nn
+
+    from .detector import BiGRU
+
+
+    class SoftMaskedBert(nn.Module):
+        def __init__(self, bert, hidden, layer_n):
+            super().__init__()
+            self.embedding = bert.embeddings
+            self.detector = BiGRU(768, hidden, layer_n)
+            self.corrector = bert.encoder
+            self.head = nn.Linear(768, bert.config.vocab_size)
+
+        def forward(self, input_ids, input_mask):
+            e = self.embedding(input_ids=input_ids)
+            p = self.detector(e)
+            corrected = self.corrector(p * e + (1 - p) * e, attention_mask=input_mask[:, None, None, :])[0]
+            return self.head(corrected + e), p
+'''
+
+CORRECTOR_TRAINER = '''\
+    import torch
+    import torch.nn as nn
+
+    from model import SoftMaskedBert
+
+
+    class Trainer:
+        def __init__(self, bert, hidden, layer_n, device, gama=0.8):
+            self.model = SoftMaskedBert(bert, hidden, layer_n).to(device)
+            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=2e-5)
+            self.criterion_c = nn.NLLLoss()
+            self.criterion_d = nn.BCELoss()
+            self.gama = gama
+
+        def iteration(self, data_loader):
+            for data in data_loader:
+                out, prob = self.model(data["input_ids"], data["input_mask"])
+                prob = prob.reshape(-1, prob.shape[1])
+                loss_d = self.criterion_d(prob, data["label"].float())
+                loss_c = self.criterion_c(out.log_softmax(-1).transpose(1, 2), data["output_ids"])
+                loss = self.gama * loss_c + (1 - self.gama) * loss_d
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+'''
+
+
+def test_a_sigmoid_two_imports_away_from_the_trainer_reaches_its_bce_loss(workdir, gradlint):
+    """SoftMaskedBert style: the trainer imports the model from a package whose `__init__`
+    re-exports it; the model's file imports the detector, whose forward ends in `nn.Sigmoid`;
+    the trainer's `nn.BCELoss` takes that probability (GL503), though no file it imports
+    directly spells a sigmoid."""
+    files = {
+        "model/__init__.py": "from .soft_masked_bert import SoftMaskedBert\n",
+        "model/soft_masked_bert.py": CORRECTOR_MODULE, "model/detector.py": DETECTOR_MODULE, "train.py": CORRECTOR_TRAINER,
+    }
+    project(workdir, files)
+    run = gradlint("check", "--select", "GL503", "--format", "concise", "train.py")
+    assert codes(run) == [("train.py", "GL503")], run.stdout
