@@ -69,10 +69,11 @@ STATE_DICT_MODULES = ("torch.distributed.checkpoint", "torch.save")
 # what a function handed a DDP model must spell on it to run it or switch its sync
 RUNNING_ATTRIBUTES = NO_SYNC_ATTRIBUTES | {"forward", "__call__", "require_forward_param_sync", "join"}
 INSPECTING_BUILTINS = frozenset({"isinstance", "hasattr", "getattr", "type", "id", "print", "repr", "str"})
-# methods that hand gradients to a framework whatever the receiver: Lightning's
-# `self.manual_backward(loss)`, and Opacus's `optimizer.virtual_step()` (0.x), whose privacy engine
-# keeps each micro-batch's clipped per-sample gradients and averages the logical batch at `step()`
-HANDED_TO_FRAMEWORK = frozenset({"manual_backward", "virtual_step"})
+# methods that hand gradients to a framework: Lightning's `self.manual_backward(loss)` whatever
+# the receiver, and on an optimizer Opacus's `virtual_step()` (0.x), whose privacy engine keeps each
+# micro-batch's clipped per-sample gradients and averages the logical batch at `step()` (DARTS's
+# `architect.virtual_step(...)` is a project method of its own)
+HANDED_TO_FRAMEWORK = {"manual_backward": None, "virtual_step": Role.OPTIMIZER}
 # what a framework's engine does without touching gradients
 ENGINE_INERT_METHODS = frozenset({
     "train", "eval", "parameters", "named_parameters", "state_dict", "load_state_dict",
@@ -503,7 +504,8 @@ class EventWalker:
             if receiver_role in FRAMEWORK_ROLES and method in ENGINE_INERT_METHODS:
                 return  # `engine.train()`, `engine.save_checkpoint(...)`: no gradient handed over
             clears = receiver_role is Role.ENGINE and method == "zero_grad"  # as a module's would
-            if (receiver_role in FRAMEWORK_ROLES and not clears) or method in HANDED_TO_FRAMEWORK:
+            handed = method in HANDED_TO_FRAMEWORK and HANDED_TO_FRAMEWORK[method] in (None, receiver_role)
+            if (receiver_role in FRAMEWORK_ROLES and not clears) or handed:
                 self._add(Kind.FRAMEWORK, call, stmt, target=name)
                 return
             if method == "forward" and receiver_role is Role.DDP_MODEL:
