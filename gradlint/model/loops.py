@@ -805,17 +805,41 @@ def _reset_by_itself(guard: Guard) -> bool:
 
 
 def _opens_window(guard: Guard, counters: frozenset[str]) -> bool:
-    """`if self.accum_counter == 0:` on the window's counter (reset at the step): the window's
-    first micro-batch only, not every one."""
+    """`if self.accum_counter == 0:` on the window's counter (reset at the step), or `if it % N
+    == 1:` (any one residue of the window's counter, maybe `or N == 1`): one micro-batch of each
+    window, not every one."""
     test = guard.test
+    if not guard.holds:
+        return False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return guard.holds and dotted(test.operand) in counters
-    return (
-        guard.holds and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        return dotted(test.operand) in counters
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(_one_residue(t, counters) for t in test.values) and all(
+            _one_residue(t, counters) or _equals_one(t) for t in test.values
+        )
+    return _one_residue(test, counters) or (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
         and any(
             dotted(side) in counters and isinstance(other, ast.Constant) and other.value == 0
             for side, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left))
         )
+    )
+
+
+def _one_residue(test: ast.expr, counters: frozenset[str]) -> bool:
+    """`counter % N == c` for the window's counter and a constant residue."""
+    return (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod) and dotted(test.left.left) in counters
+        and isinstance(test.comparators[0], ast.Constant) and isinstance(test.comparators[0].value, int)
+    )
+
+
+def _equals_one(test: ast.expr) -> bool:
+    """`N == 1`: a window of one micro-batch."""
+    return (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 1
     )
 
 
