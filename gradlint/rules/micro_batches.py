@@ -55,8 +55,11 @@ class ClipPerMicroBatch(LoopRule):
         backwards = [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e)]
         for clip in (e for e in loop.of(Kind.CLIP) if accumulation.covers(e)):
             inside, elsewhere = accumulation.runs_inside_the_window(clip), accumulation.runs_off_the_step(clip)
-            if not (inside or elsewhere or accumulation.runs_every_micro_batch(clip)) or not any(b.order < clip.order for b in backwards):
-                continue  # at the step, or before backward (GL102)
+            every = accumulation.runs_every_micro_batch(clip)
+            if not (inside or elsewhere or every):
+                continue  # at the step
+            if not every and not any(b.order < clip.order for b in backwards):
+                continue  # before backward once per window (GL102); on every micro-batch it clips the partial sums all the same
             where = (
                 "on the window's non-final micro-batches" if inside
                 else f"under `{model.inline_source(clip.boundary_guard.test)}`, on another micro-batch of the window than the step," if elsewhere
