@@ -259,7 +259,8 @@ class _Analysis:
         # project model called (`loss, out = model(x, y)` where every caller passes a `Net()`,
         # not a criterion's): what it returns
         called = (dotted(func) or "").rsplit(".", 1)[-1]
-        reads_forward = helper is None and MODEL_FORWARD.search(called) is not None and CRITERION.search(called) is None
+        wrapped = self.model.roles.of(func) is Role.DDP_MODEL  # `dual_system(batch)`, prepared or wrapped in DDP: a model
+        reads_forward = helper is None and (wrapped or MODEL_FORWARD.search(called) is not None) and CRITERION.search(called) is None
         helpers = [helper] if helper is not None else module_forwards(self.model, call, context) if reads_forward else []
         verdicts = []
         for callee in helpers:
@@ -281,8 +282,8 @@ class _Analysis:
             return None  # a loss over the whole window's batch: its gradients sum, undivided
         if self.sums_over_samples(func, call, scope):
             return None  # a sum over the micro-batch's samples sums on over the window, as one batch's would
-        if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]):
-            if MODEL_FORWARD.search(qualname.rsplit(".", 1)[-1]):
+        if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]) or wrapped:
+            if wrapped or MODEL_FORWARD.search(qualname.rsplit(".", 1)[-1]):
                 self.forwards.append(call)  # how the model reduces its loss is not read
             return False  # the raw value of a loss function, a criterion, a model's forward
         if _models_loss_method(func) or (helper is None and IMPORTED_LOSS_FUNCTION.search(qualname)):
