@@ -194,7 +194,8 @@ class Values:
             if last in JOINING_FUNCTIONS and call.args and isinstance(call.args[0], ast.Name):
                 found = self._collected_origin(call.args[0], scope, line, depth)
                 return replace(found, direct=False, whole=False) if found else None
-            if last in RESAMPLING_FUNCTIONS and call.args:
+            if (last in RESAMPLING_FUNCTIONS or last in SAME_VALUES) and call.args:
+                # `F.interpolate(probs, size)`, `torch.gather(probs, 1, target)`: the input's values
                 found = self.origin(call.args[0], scope, line, depth + 1)
                 return replace(found, direct=False, whole=False) if found else None
             return Origin(last, call, _first_argument(call))
