@@ -291,6 +291,10 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
             if _depth(right) < _depth(left):
                 return polarity, _make(left, right)
             return polarity, _make(right, left)
+        # `self.accu_count == (args.effec_batch_size / args.batch_size)`: a window computed from settings
+        for side, other in ((left, right), (right, left)):
+            if isinstance(side, (ast.Name, ast.Attribute)) and _settings_ratio(other):
+                return polarity, _make(other, side)
     # counter % N > 0 (`if steps % N > 0: continue`): the test of `!= 0`
     if isinstance(op, ast.Gt) and _is_modulo(left) and _is_zero(right):
         return False, _modulo_boundary(left)
@@ -299,6 +303,16 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
     if isinstance(op, (ast.GtE, ast.Gt)) and _counters(left):
         return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
     return True, None
+
+
+def _settings_ratio(expr: ast.expr) -> bool:
+    """`a / b`, `a // b` or `a * b` of names, attributes and integers: a count computed from
+    settings (the effective batch over the batch)."""
+    return (
+        isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.FloorDiv, ast.Mult))
+        and all(isinstance(e, (ast.Name, ast.Attribute)) or isinstance(e, ast.Constant) and isinstance(e.value, int) for e in (expr.left, expr.right))
+        and not all(isinstance(e, ast.Constant) for e in (expr.left, expr.right))
+    )
 
 
 def _is_switch_value(expr: ast.expr) -> bool:

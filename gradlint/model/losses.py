@@ -37,7 +37,7 @@ PROCESS_COUNT_NAMES = frozenset({"world_size", "num_gpus", "n_gpu", "n_gpus", "n
 PER_SAMPLE_WORDS = frozenset({"reward", "rewards", "advantage", "advantages", "returns"})
 LENGTH_WORDS = frozenset({"len", "length", "lengths", "ntokens", "tokens"})  # what a loss is weighted up by
 BATCH_SIZE_WORDS = frozenset({"batch", "bs", "runt"})
-WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "accum", "accumulated", "world", "all"})
+WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "effec", "eff", "accum", "accumulated", "world", "all"})
 WINDOW_PART_WORDS = frozenset({"micro", "microbatch", "mb", "chunk", "sub", "piece", "shard", "slice"})
 CONCATENATIONS = frozenset({"cat", "stack", "concat"})
 # reducing one tensor (DataParallel's per-replica losses) as its `.mean()` does; over a stack of
