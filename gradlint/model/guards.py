@@ -12,6 +12,8 @@ from gradlint.model.names import dotted
 
 SWITCH_WORDS = frozenset({
     "dtype", "float16", "float32", "float64", "bfloat16", "half", "double", "device", "mode", "precision", "type",
+    # what picks one of several named things (`key != config.warm_up_key` over a dict of optimizers)
+    "key", "name", "kind", "phase", "stage", "task",
 })
 # how deep a test is taken apart: flags resolved to what they stand for, nested `and`/`or`
 MAX_TEST_DEPTH = 5
@@ -316,7 +318,8 @@ def _settings_ratio(expr: ast.expr) -> bool:
 
 
 def _is_switch_value(expr: ast.expr) -> bool:
-    """A dtype, a device or a mode, not a count: `torch.float32`, `dtype`, `args.amp_dtype`."""
+    """A dtype, a device, a mode or a key, not a count: `torch.float32`, `dtype`, `args.amp_dtype`,
+    `config.warm_up_key`."""
     words = set((dotted(expr) or "").rsplit(".", 1)[-1].lower().split("_"))
     return bool(words & SWITCH_WORDS)
 
