@@ -92,8 +92,16 @@ def _step_never_cleared(loop: TrainingLoop, steps, zeros, clearings):
     unattributed = [z for z in loop.of(Kind.ZERO_GRAD) if z.optimizer is None]
     return next((
         s for s in steps
-        if all(z.exclusive_with(s) for z in zeros) and all(z.exclusive_with(s) for z in unattributed)
+        if all(_apart_every_pass(z, s) for z in zeros) and all(_apart_every_pass(z, s) for z in unattributed)
     ), None)
+
+
+def _apart_every_pass(clear, step) -> bool:
+    """The clear and the step never run in one pass, and a setting keeps them apart (not a test of
+    the window's position: SQLova's clear at `i % N == 0` and step at `i % N == N - 1` run in the
+    same window, on different micro-batches)."""
+    by_position = any(g.boundary is not None or g.inside_window is not None for g in (*clear.guards, *step.guards) if g not in step.guards or g not in clear.guards)
+    return clear.exclusive_with(step) and not by_position
 
 
 def _only_before(model: ModuleModel, loop: TrainingLoop, step, clearings) -> bool:
