@@ -676,13 +676,17 @@ def bind_arguments(callee: Callee, call: ast.Call) -> dict[str, ast.expr]:
 
 
 def is_abstract(function: ast.AST) -> bool:
-    """A method whose body (after its docstring) only raises NotImplementedError: the subclasses
+    """A method whose body (after its docstring) only raises NotImplementedError, or only returns
+    a literal under a docstring that says so (`\"\"\"Interface.\"\"\" return 0`): the subclasses
     say what it does."""
     body = getattr(function, "body", None)
     if not isinstance(body, list):
         return False
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    documented = bool(body) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
+    if documented:
         body = body[1:]
+    if documented and len(body) == 1 and isinstance(body[0], ast.Return) and (body[0].value is None or isinstance(body[0].value, ast.Constant)):
+        return True  # a placeholder the subclasses override
     if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
         return False
     raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc

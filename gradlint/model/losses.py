@@ -6,7 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, constructor, module_forwards, resolve_callee
+from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, constructor, is_abstract, module_forwards, resolve_callee, sole_override
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.values import element_target, nodes_on_lines
@@ -255,6 +255,10 @@ class _Analysis:
         helper = resolve_callee(self.model, call, context)
         if helper is not None and isinstance(helper.function, ast.Lambda):
             helper = None
+        if helper is not None and is_abstract(helper.function) and isinstance(func, ast.Attribute) and dotted(func.value) == "self":
+            helper = sole_override(helper)  # `self.loss(batch)` of a base class: the one subclass's
+            if helper is None:
+                return None  # several subclasses say what it computes
         # a function or method of the project that computes the loss, or the `forward` of the
         # project model called (`loss, out = model(x, y)` where every caller passes a `Net()`,
         # not a criterion's): what it returns
