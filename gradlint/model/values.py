@@ -415,19 +415,27 @@ def _assigned_anywhere(model: "ModuleModel") -> dict[str, list[ast.expr]]:
 
 
 def _returned(callee, element: int | None, depth: int) -> Origin | None:
-    """The origin of what `callee` returns (its `element`-th item), when it has one `return`."""
+    """The origin of what `callee` returns (its `element`-th item), when it has one `return`, or
+    several that agree (`return a, sigmoid(b), c` with the head, `return a, sigmoid(b)` without)."""
     if isinstance(callee.function, ast.Lambda):
         return None
     returns = callee.module.returns(callee.function)
-    if len(returns) != 1:
+    if not returns or len(returns) > 1 and element is None:
         return None
-    value = returns[0]
-    if element is not None:
-        if not (isinstance(value, ast.Tuple) and element < len(value.elts)):
+    found = []
+    for returned in returns:
+        value = returned
+        if element is not None:
+            if not (isinstance(value, ast.Tuple) and element < len(value.elts)):
+                return None
+            value = value.elts[element]
+        origin = callee.module.values.origin(value, callee.function, returned.lineno, depth + 1)
+        if origin is None:
             return None
-        value = value.elts[element]
-    found = callee.module.values.origin(value, callee.function, returns[0].lineno, depth + 1)
-    return replace(found, direct=False, whole=False) if found else None
+        found.append(origin)
+    if len({o.function for o in found}) != 1:
+        return None
+    return replace(found[0], direct=False, whole=False)
 
 
 def _module_function(model: "ModuleModel", constructor: ast.Call) -> str | None:
