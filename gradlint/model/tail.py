@@ -41,13 +41,19 @@ class EpochTail:
     restarts: bool = False  # a window's own count, set back at each step: no index of the epoch to test
 
     def length(self, model: "ModuleModel") -> str:
-        """The epoch's number of micro-batches, as code."""
-        return self.count if self.count is not None else f"len({model.source(self.source)})"
+        """The epoch's number of micro-batches, as code (`len(DataLoader(...))` for a loader the
+        loop's header builds)."""
+        if self.count is not None:
+            return self.count
+        if isinstance(self.source, ast.Call):
+            return f"len({model.source(self.source.func)}(...))"
+        return f"len({model.source(self.source)})"
 
     def position_of_last(self) -> str | None:
         """The index as code, counted so that it equals the length on the epoch's last
-        micro-batch (`i + 1` from 0, `i` from 1); None when it cannot be written."""
-        if self.start not in (0, 1) or self.restarts:
+        micro-batch (`i + 1` from 0, `i` from 1); None when it cannot be written (nor the length
+        of a loader the loop's header builds, without building another)."""
+        if self.start not in (0, 1) or self.restarts or isinstance(self.source, ast.Call):
             return None
         return f"{self.counter} + 1" if self.start == 0 else self.counter
 
@@ -270,8 +276,9 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     source = _unwrap_progress(call.args[0])
     if isinstance(source, ast.Call):
         source = _item_by_item(model, loop, source) or source
-    if dotted(source) is None or _endless(model, loop, source):
-        return None  # a generator, iter(...), zip(...): its length is not known
+    built_here = isinstance(source, ast.Call) and (model.imports.qualname(source.func) or "").endswith("DataLoader")
+    if (dotted(source) is None and not built_here) or _endless(model, loop, source):
+        return None  # a generator, iter(...), zip(...): its length is not known (a loader built here has one)
     index = target.elts[0].id
     counted_up = bool(loop.body) and _counts_one_up(loop.body[0], index)
     if start is not None and counted_up:
