@@ -432,10 +432,13 @@ class _Analysis:
             _, caller, caller_scope, caller_line = self.caller
             return caller.per_micro_batch(passed, caller_scope, caller_line, depth + 1)
         head = name.split(".")[0]
+        around = [l for l in ast.walk(scope) if isinstance(l, (ast.For, ast.AsyncFor)) and l.lineno <= line <= l.end_lineno]
+        # a count of an item cut into micro-batches by a loop inside its own (`data_pack["local_bsz"]`
+        # over `for mb in range(n_micro)`) is the window's, not one micro-batch's
         return any(
-            isinstance(loop, (ast.For, ast.AsyncFor)) and loop.lineno <= line <= loop.end_lineno
-            and any(isinstance(n, ast.Name) and n.id == head for n in ast.walk(loop.target))
-            for loop in ast.walk(scope)
+            any(isinstance(n, ast.Name) and n.id == head for n in ast.walk(loop.target))
+            and not any(inner is not loop and loop.lineno < inner.lineno <= inner.end_lineno <= loop.end_lineno for inner in around)
+            for loop in around
         )
 
     def running_counter(self, divisor: ast.expr, scope: ast.AST) -> bool:
