@@ -415,6 +415,14 @@ class TrainingLoop:
             return None  # `for j in range(config['accumulation_steps'])` with the setting fixed at 1
         return found
 
+    def restored_after(self, clear: Event, step: Event) -> bool:
+        """Gradients written back after the clear and before the step (a backup restored: PGD's
+        `restore_grad()` after the attacks' clears, fp32 master copies): the step reads those."""
+        return any(
+            e.kind in (Kind.GRAD_COPY, Kind.GRAD_WRITE) and clear.order < e.order < step.order and not e.exclusive_with(clear)
+            for e in self.events
+        )
+
     def consumed_by_hand(self, backward: Event) -> bool:
         """The pass's gradients are used and cleared before any step, so no step applies them
         through `.grad`: a helper that backpropagates and clears within the one call (a

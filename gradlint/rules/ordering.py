@@ -120,7 +120,7 @@ class ZeroGradBeforeStep(LoopRule):
                 continue
             if any(e.kind is Kind.GRAD_COPY and backward.order < e.order < zero.order for e in related):
                 continue  # copied onto fp32 master weights first: the step reads the copies
-            if any(e.kind in (Kind.GRAD_COPY, Kind.GRAD_WRITE) and zero.order < e.order < step.order for e in related):
+            if loop.restored_after(zero, step):
                 continue  # written back after the clear (a backup restored): the step reads those
             message = (
                 f"{code(model, zero)} runs after {code(model, backward)} and before {code(model, step)}: "
