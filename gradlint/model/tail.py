@@ -228,7 +228,8 @@ def _assigned_names(stmt: ast.AST) -> set[str]:
 
 
 def _int_assigned(stmt: ast.stmt, name: str) -> int | None:
-    """The integer `stmt` sets `name` to (`n = 0`, `a, n, b = 0, 0, 0`), if it is one."""
+    """The integer `stmt` sets `name` to (`n = 0`, `a, n, b = 0, 0, 0`, a whole float `count = 0.`
+    counted up by ones), if it is one."""
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
         return None
     target, value = stmt.targets[0], stmt.value
@@ -238,7 +239,8 @@ def _int_assigned(stmt: ast.stmt, name: str) -> int | None:
         pairs = [(target, value)]
     for each, given in pairs:
         if dotted(each) == name:
-            return given.value if isinstance(given, ast.Constant) and type(given.value) is int else None
+            whole = isinstance(given, ast.Constant) and (type(given.value) is int or type(given.value) is float and given.value.is_integer())
+            return int(given.value) if whole else None
     return None
 
 
