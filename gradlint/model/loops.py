@@ -163,13 +163,17 @@ class TrainingLoop:
         return [e for e in self.events if e.kind in kinds]
 
     def clears_a_part(self, zero: Event) -> bool:
-        """`model.generator.zero_grad()` where the loop runs `model(d)`: a sub-module's zero_grad
-        clears only that part's gradients, to keep it still in a step whose optimizer covers the
-        whole model (a GAN's turns sharing one optimizer), not the step's gradients."""
+        """`model.generator.zero_grad()` where the loop runs `model(d)` (or reads
+        `model.parameters()`, to clip them): a sub-module's zero_grad clears only that part's
+        gradients, to keep it still in a step whose optimizer covers the whole model (a GAN's turns
+        sharing one optimizer; the parts an RL fine-tuning leaves frozen), not the step's gradients."""
         if zero.kind is not Kind.ZERO_GRAD or zero.optimizer is not None or "." not in (zero.target or ""):
             return False
         whole = zero.target.rsplit(".", 1)[0]
-        return any(isinstance(node, ast.Call) and dotted(node.func) == whole for node in ast.walk(self.node))
+        return any(
+            isinstance(node, ast.Call) and (dotted(node.func) in (whole, f"{whole}.parameters", f"{whole}.named_parameters"))
+            for node in ast.walk(self.node)
+        )
 
     @cached_property
     def optimizer(self) -> str | None:
