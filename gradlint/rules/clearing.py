@@ -100,7 +100,12 @@ def _apart_every_pass(clear, step) -> bool:
     """The clear and the step never run in one pass, and a setting keeps them apart (not a test of
     the window's position: SQLova's clear at `i % N == 0` and step at `i % N == N - 1` run in the
     same window, on different micro-batches)."""
-    by_position = any(g.boundary is not None or g.inside_window is not None for g in (*clear.guards, *step.guards) if g not in step.guards or g not in clear.guards)
+    def positional(guard) -> bool:
+        return guard.boundary is not None or guard.inside_window is not None
+
+    by_position = any(
+        gc.excludes(gs) and (positional(gc) or positional(gs)) for gc in clear.guards for gs in step.guards
+    )
     return clear.exclusive_with(step) and not by_position
 
 
