@@ -390,10 +390,10 @@ def _read_at(context: CallContext, call: ast.Call, argument: ast.expr) -> ast.ex
     """An argument as the caller's code gives it: a local name by its value before the call."""
     if not isinstance(argument, ast.Name) or not context.module.scope(context.scope).before(argument.id, call.lineno):
         return argument
-    return value_before(context.module, context.scope, call, argument.id)
+    return _value_before(context.module, context.scope, call, argument.id)
 
 
-def value_before(module: "ModuleModel", scope: ast.AST, call: ast.Call, name: str) -> ast.expr | None:
+def _value_before(module: "ModuleModel", scope: ast.AST, call: ast.Call, name: str) -> ast.expr | None:
     """What the code of `scope` gives `name` before `call`: a flag its branches set (`if n >= k:
     apply = True else: apply = False`) as the test for it, else its last `=` assignment; None
     when that is no plain assignment."""
@@ -439,7 +439,7 @@ def _in_caller(frame: Frame, argument: ast.expr) -> ast.expr | None:
     if name is None or caller is None or call is None or name == "self":
         return None
     if caller.module.scope(caller.scope).before(name, call.lineno):
-        return value_before(caller.module, caller.scope, call, name)
+        return _value_before(caller.module, caller.scope, call, name)
     return value_outside(caller, name)
 
 

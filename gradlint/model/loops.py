@@ -436,8 +436,8 @@ class TrainingLoop:
         steps = self.of(*STEPS)
         module = backward.module or self.model
         for clear in self.of(Kind.ZERO_GRAD):
-            # (a test inside a clearing helper of its own, `if p.grad is not None:`, is the helper's business)
-            own = clear.scope is not backward.scope  # a clearing helper of its own
+            # a test inside a clearing helper of its own (`if p.grad is not None:`) is the helper's business
+            own = clear.scope is not backward.scope
             tested = [g for g in clear.guards if id(g) not in held and not (own and _inside(g.node, clear.scope))]
             if clear.order <= backward.order or tested or clear.scope is not backward.scope and clear.site is not backward.site:
                 continue
