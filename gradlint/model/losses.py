@@ -40,6 +40,7 @@ BATCH_SIZE_WORDS = frozenset({"batch", "bs", "runt"})
 WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "effec", "eff", "accum", "accumulated", "world", "all"})
 WINDOW_PART_WORDS = frozenset({"micro", "microbatch", "mb", "chunk", "sub", "piece", "shard", "slice"})
 CONCATENATIONS = frozenset({"cat", "stack", "concat"})
+MOVED_AS_IT_IS = frozenset({"cuda", "to", "cpu", "float", "double"})  # tensor methods that keep its value
 # reducing one tensor (DataParallel's per-replica losses) as its `.mean()` does; over a stack of
 # the window's losses (`torch.mean(torch.stack(losses))`) they may divide by it: opaque then
 REDUCING_FUNCTIONS = frozenset({"torch.mean", "torch.sum"})
@@ -355,7 +356,7 @@ class _Analysis:
             return None
         table = self.model.scope(scope)
         # an assignment on the other branch of an `if` the line sits in never reaches it
-        assignments = [s for s in table.before(name, line) if not _other_branch(self.model, s, line)]
+        assignments = [s for s in table.before(name, line) if not self.model.parents.on_other_branch(s, line)]
         if not assignments:
             passed = self.passed(expr, scope)
             if passed is not None:
@@ -645,9 +646,11 @@ def _averages_written_terms(total: ast.expr, divisor: ast.expr) -> bool:
 
 
 def _starts_a_sum(stmt: ast.stmt) -> bool:
-    """`loss = 0`, `loss = None`, `lbox = torch.zeros(1, device=device)`: what a sum of terms
-    starts from, no value of its own."""
+    """`loss = 0`, `loss = None`, `lbox = torch.zeros(1, device=device)`, `torch.tensor(0.0).cuda()`:
+    what a sum of terms starts from, no value of its own."""
     value = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in MOVED_AS_IT_IS:
+        value = value.func.value  # `.cuda()`, `.to(device)`: the same zero, elsewhere
     if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("zeros", "zeros_like"):
         return True
     return _is_zero_or_none(value) or (
@@ -658,17 +661,6 @@ def _starts_a_sum(stmt: ast.stmt) -> bool:
 
 def _is_zero_or_none(value: ast.expr | None) -> bool:
     return isinstance(value, ast.Constant) and (value.value is None or (type(value.value) in (int, float) and value.value == 0))
-
-
-def _other_branch(model: "ModuleModel", stmt: ast.stmt, line: int) -> bool:
-    """`stmt` sits in one branch of an `if` and `line` in the other."""
-    chain = model.parents.chain(stmt)
-    for inner, node in zip(chain, chain[1:]):
-        if isinstance(node, ast.If) and node.orelse:
-            other = node.orelse if inner in node.body else node.body
-            if other[0].lineno <= line <= other[-1].end_lineno:
-                return True
-    return False
 
 
 def _names_a_length(expr: ast.expr) -> bool:

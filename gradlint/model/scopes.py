@@ -53,6 +53,17 @@ class Parents:
         ]
         return max(spans, key=lambda s: (s.lineno, s.col_offset), default=None)
 
+    def on_other_branch(self, stmt: ast.stmt, line: int) -> bool:
+        """`stmt` sits on one side of an `if` and `line` on the other (`if multi_class: y =
+        sigmoid(y)` ... `else: cross_entropy(y, ...)`): the one never runs before the other."""
+        chain = self.chain(stmt)
+        for inner, node in zip(chain, chain[1:]):
+            if isinstance(node, ast.If) and node.orelse:
+                other = node.orelse if any(inner is b for b in node.body) else node.body
+                if other[0].lineno <= line <= other[-1].end_lineno:
+                    return True
+        return False
+
     def chain(self, stmt: ast.stmt) -> list[ast.stmt]:
         """`stmt` and the statements enclosing it, innermost first, up to its scope."""
         found = [stmt]

@@ -158,7 +158,7 @@ class Values:
         it in the function, else the only one in the class's methods (`self.x`) or the module."""
         name = dotted(expr)
         parents = self.model.parents
-        earlier = [s for s in self.model.scope(scope).before(name, line) if not _on_other_branch(parents, s, line)]
+        earlier = [s for s in self.model.scope(scope).before(name, line) if not parents.on_other_branch(s, line)]
         if earlier:
             return (_plain_value(earlier[-1], name), scope, earlier[-1].lineno)
         if name.startswith("self."):
@@ -508,18 +508,6 @@ def keyword(call: ast.Call, name: str, position: int | None = None) -> ast.expr 
 
 
 # -- expressions on the lines that mention a word ------------------------------------------------
-
-def _on_other_branch(parents, stmt: ast.stmt, line: int) -> bool:
-    """`stmt` sits on one side of an `if` and `line` on the other (`if multi_class: y = sigmoid(y)
-    ... else: cross_entropy(y, ...)`): the assignment never reaches it."""
-    chain = parents.chain(stmt)
-    for inner, node in zip(chain, chain[1:]):
-        if isinstance(node, ast.If) and node.orelse:
-            other = node.orelse if any(inner is b for b in node.body) else node.body
-            if other[0].lineno <= line <= other[-1].end_lineno:
-                return True
-    return False
-
 
 def nodes_on_lines(model: "ModuleModel", words: tuple[str, ...]) -> list[tuple[ast.stmt, ast.AST]]:
     """(statement, node) for every expression node of the statements whose own lines mention one
