@@ -455,6 +455,10 @@ class EventWalker:
                 value, scope, at = frame.module.values.reaching_value(value, scope, at)
             if isinstance(value, ast.Call) and (frame.module.imports.qualname(value.func) or "").endswith("Accelerator"):
                 return value
+            if value is None and isinstance(accelerator, ast.Name) and frame.caller is None:
+                # a parameter of the unit: what its one caller builds and passes (`train_one_epoch(..., accelerator)`)
+                given = value_outside(frame, accelerator.id)
+                return given if isinstance(given, ast.Call) and (frame.module.imports.qualname(given.func) or "").endswith("Accelerator") else None
             handed = frame.arguments.get(accelerator.id) if value is None and isinstance(accelerator, ast.Name) and frame.caller is not None else None
             if handed is None or not isinstance(handed, (ast.Name, ast.Attribute)):
                 return None
