@@ -26,6 +26,7 @@ MAX_BASES = 8  # how far up a class hierarchy `self.method` is looked for
 PLAIN_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"})
 # torch's wrappers whose call runs the wrapped module's forward
 MODULE_WRAPPERS = ("DistributedDataParallel", "DataParallel", "compile")
+SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
 # decorators that leave a class constructed only where it is called (not kept in a registry)
 PLAIN_CLASS_DECORATORS = frozenset({"dataclass", "total_ordering", "final", "runtime_checkable", "unique", "attrs", "define", "frozen"})
 RETURNS_SELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
@@ -863,36 +864,41 @@ def registered(module: "ModuleModel", cls: ast.ClassDef) -> bool:
     build it with any arguments, so the constructions the model sees are not all there are."""
     if any((dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1] not in PLAIN_CLASS_DECORATORS for d in cls.decorator_list):
         return True
-    if may_be_stored(module.text, cls.name) and cls.name in stored_as_values(module):
+    if stores_as_value(module, cls.name):
         return True
     return module.project is not None and module.project.registered_elsewhere(module, cls)
 
 
 def may_be_stored(text: str, name: str) -> bool:
     """The text spells `name` where a value goes (after `[`, `{`, `(`, `,` or `:`, before `,`,
-    `]`, `}` or `)`): the cheap test before the module's values are read."""
-    return re.search(rf"[\[{{(,:]\s*{re.escape(name)}\s*[,\]}})]", text) is not None
+    `]`, `}` or `)`): the cheap test before the module's statements are read."""
+    return _value_position(name).search(text) is not None
 
 
-def stored_as_values(module: "ModuleModel") -> frozenset[str]:
-    """Names the module keeps as values rather than calls: dict values, list, tuple or set
-    elements, arguments of a `register...(...)` call."""
+def stores_as_value(module: "ModuleModel", name: str) -> bool:
+    """The module keeps `name` as a value rather than calling it: a dict value, a list, tuple or
+    set element, an argument of a `register...(...)` call (read on the lines that spell it so)."""
+    lines = {module.line_at(m.start()) for m in _value_position(name).finditer(module.text)}
+    if not lines:
+        return False
+    for stmt in module.statements:
+        if isinstance(stmt, SIMPLE_STATEMENTS) and any(stmt.lineno <= line <= stmt.end_lineno for line in lines):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Dict):
+                    values = node.values
+                elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+                    values = node.elts
+                elif isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1].lower().startswith("register"):
+                    values = node.args
+                else:
+                    continue
+                if any(isinstance(v, ast.Name) and v.id == name for v in values):
+                    return True
+    return False
 
-    def compute():
-        found = set()
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.Dict):
-                values = node.values
-            elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-                values = node.elts
-            elif isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1].lower().startswith("register"):
-                values = node.args
-            else:
-                continue
-            found.update(v.id for v in values if isinstance(v, ast.Name))
-        return frozenset(found)
 
-    return module.memo(("stored as values",), compute)
+def _value_position(name: str) -> re.Pattern:
+    return re.compile(rf"[\[{{(,:]\s*{re.escape(name)}\s*[,\]}})]")
 
 
 def passed_to_base_init(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> ast.expr | None:

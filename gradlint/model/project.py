@@ -115,6 +115,7 @@ class Project:
         self._summaries: dict[Path, tuple[str, ModuleSummary] | None] = {}
         self._stamps: dict[Path, list] = {}  # path -> [mtime_ns, size, content hash] as read
         self._files: list[Path] | None = None
+        self._behind: dict[Path, tuple[Path, ...]] = {}
         self._callers: dict[tuple[Path, str], list[tuple[Path, CallSite]]] = {}
         self._importers: dict[str, list[Path]] | None = None
         self._delegated: dict[str, list[Path]] = {}  # method -> files calling `self.<attr>.<method>(`
@@ -326,6 +327,23 @@ class Project:
         """A module's text (its stamp noted, as for every module read)."""
         data = self._read(self._resolved(path))
         return data.decode("utf-8", "replace") if data is not None else None
+
+    def modules_behind(self, path: Path) -> tuple[Path, ...]:
+        """The module and the project modules it imports, to IMPORT_DEPTH imports down (what
+        `from model import SoftMaskedBert` re-exports from a package, and the detector module
+        that model's file imports in turn), each once; found once per module."""
+        if path not in self._behind:
+            found, frontier = [path], [path]
+            for _ in range(IMPORT_DEPTH):
+                texts = [(module, self.text(module)) for module in frontier]
+                frontier = [
+                    imported for module, text in texts if text is not None
+                    for imported, _ in self.imported_modules(module, text) if imported not in found
+                ]
+                frontier = list(dict.fromkeys(frontier))
+                found += frontier
+            self._behind[path] = tuple(found)
+        return self._behind[path]
 
     def spells(self, path: Path, words: tuple[str, ...]) -> bool:
         """Whether a module's text holds one of `words` (read once per module and words)."""
@@ -1265,7 +1283,7 @@ class ProjectContext:
         """Whether a module of the project importing the class keeps it as a value (`TRAINERS =
         {"base": Trainer}` in a package's __init__): only the modules whose import lines name
         the class are parsed, at most MAX_CALLER_FILES of them."""
-        from gradlint.model.callees import may_be_stored, stored_as_values
+        from gradlint.model.callees import may_be_stored, stores_as_value
 
         if self.project is None:
             return False
@@ -1275,7 +1293,7 @@ class ProjectContext:
             if text is None or not may_be_stored(text, cls.name):
                 continue
             other = self.project.model(path)
-            if other is None or cls.name not in stored_as_values(other):
+            if other is None or not stores_as_value(other, cls.name):
                 continue
             qualname = other.imports.qualname(ast.Name(cls.name, ast.Load()))
             found = other.project.class_def(other, qualname) if qualname and other.project is not None else None
@@ -1342,27 +1360,13 @@ class ProjectContext:
         import lines and the modules' bytes, nothing is parsed."""
         if self.project is None:
             return False
-        seen: set[Path] = set()
         for path, _ in self._imported_modules(text):
-            spelling = next((m for m in self._modules_behind(path, seen) if self.project.spells(m, words)), None)
+            spelling = next((m for m in self.project.modules_behind(path) if self.project.spells(m, words)), None)
             if spelling is not None:
                 self._note(path)
                 self._note(spelling)
                 return True
         return False
-
-    def _modules_behind(self, path: Path, seen: set[Path], depth: int = IMPORT_DEPTH):
-        """The module and the project modules it imports, to `depth` imports down (what `from
-        model import SoftMaskedBert` re-exports from a package, and the detector module that
-        model's file imports in turn), each once."""
-        if path in seen:
-            return
-        seen.add(path)
-        yield path
-        text = self.project.text(path) if depth > 0 else None
-        if text is not None:
-            for module, _ in self._imported_modules(text, path):
-                yield from self._modules_behind(module, seen, depth - 1)
 
     def _imported_modules(self, text: str, importer: Path | None = None) -> list[tuple[Path, list[str]]]:
         """(project file, names inside it) of each import of `text` (the checked file's, or
