@@ -9,6 +9,7 @@ from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import BCE_CALL, CROSS_ENTROPY_CALL, LOG_CALL, ModuleModel
 from gradlint.model.criteria import loss_calls
 from gradlint.model.grad_mode import gradients_off
+from gradlint.model.names import dotted
 from gradlint.model.values import Origin, iter_calls, keyword
 from gradlint.rules.base import Finding, Rule
 
@@ -72,9 +73,11 @@ def _log_softmax_fix(model: ModuleModel, call: ast.Call, origin: Origin, scope) 
 
 def _recomputable(model: ModuleModel, inputs: list[ast.expr], scope, computed: int, used: int) -> bool:
     """Reached through a variable, the activation's inputs can be named again where the value is
-    used: plain names (no call would run twice) that nothing reassigned in between."""
+    used: plain names (no call would run twice) that nothing reassigned in between, the
+    activation's own statement included (`y = torch.sigmoid(y)` leaves the logits no name)."""
     return all(
         not any(isinstance(n, ast.Call) for n in ast.walk(e)) and model.values.unchanged(e, scope, computed, used)
+        and not any(s.lineno == computed for s in model.scope(scope).assignments.get(dotted(e) or "", ()))
         for e in inputs
     )
 
