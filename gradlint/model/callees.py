@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gradlint.model.names import BUILTIN_NAMES, assigned_value, GRADIENT_WORDS, dotted, names_project_gradient_method, partial_target
+from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, assigned_value, dotted, names_project_gradient_method, partial_target
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel

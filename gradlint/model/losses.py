@@ -6,7 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, constructor, is_abstract, module_forwards, resolve_callee, sole_override
+from gradlint.model.callees import RETURNS_SELF, CallContext, bind_arguments, class_of_scope, constructor, is_abstract, module_forwards, resolve_callee, sole_override
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.values import element_target, nodes_on_lines
@@ -40,7 +40,6 @@ BATCH_SIZE_WORDS = frozenset({"batch", "bs", "runt"})
 WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "effec", "eff", "accum", "accumulated", "world", "all"})
 WINDOW_PART_WORDS = frozenset({"micro", "microbatch", "mb", "chunk", "sub", "piece", "shard", "slice"})
 CONCATENATIONS = frozenset({"cat", "stack", "concat"})
-MOVED_AS_IT_IS = frozenset({"cuda", "to", "cpu", "float", "double"})  # tensor methods that keep its value
 # reducing one tensor (DataParallel's per-replica losses) as its `.mean()` does; over a stack of
 # the window's losses (`torch.mean(torch.stack(losses))`) they may divide by it: opaque then
 REDUCING_FUNCTIONS = frozenset({"torch.mean", "torch.sum"})
@@ -649,7 +648,7 @@ def _starts_a_sum(stmt: ast.stmt) -> bool:
     """`loss = 0`, `loss = None`, `lbox = torch.zeros(1, device=device)`, `torch.tensor(0.0).cuda()`:
     what a sum of terms starts from, no value of its own."""
     value = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
-    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in MOVED_AS_IT_IS:
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in RETURNS_SELF:
         value = value.func.value  # `.cuda()`, `.to(device)`: the same zero, elsewhere
     if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("zeros", "zeros_like"):
         return True
