@@ -114,6 +114,7 @@ class Project:
         self.store = store
         self._summaries: dict[Path, tuple[str, ModuleSummary] | None] = {}
         self._stamps: dict[Path, list] = {}  # path -> [mtime_ns, size, content hash] as read
+        self._bytes: dict[Path, bytes | None] = {}  # what each module read, for the run
         self._files: list[Path] | None = None
         self._behind: dict[Path, tuple[Path, ...]] = {}
         self._callers: dict[tuple[Path, str], list[tuple[Path, CallSite]]] = {}
@@ -265,15 +266,15 @@ class Project:
         return name == self.root.name or any(self._may_hold(base, name) for base in self._absolute_bases(importer))
 
     def _read(self, path: Path) -> bytes | None:
-        """A module's bytes, its stamp noted (a cached result that used it depends on it)."""
-        read = _read_regular(path)
-        if read is None:
-            return None
-        data, info = read
-        stamp = self._stamps.get(path)
-        if stamp is None or stamp[:2] != [info.st_mtime_ns, info.st_size]:  # hashed once per version
-            self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
-        return data
+        """A module's bytes, its stamp noted (a cached result that used it depends on it); read
+        once per run (a module is asked for by every question about it: about 8 times each)."""
+        if path not in self._bytes:
+            read = _read_regular(path)
+            if read is not None:
+                data, info = read
+                self._stamps[path] = [info.st_mtime_ns, info.st_size, content_hash(data)]
+            self._bytes[path] = read[0] if read is not None else None
+        return self._bytes[path]
 
     def _may_hold(self, folder: Path, name: str) -> bool:
         """Whether `folder` has a module or package `name` (one listing per folder, no stat)."""
@@ -465,6 +466,7 @@ class Project:
         """The checked module's own model (the latest text, when fixes re-lint it): callers
         found elsewhere must resolve to its nodes."""
         self._models[path] = model
+        self._bytes.pop(path, None)  # read again if asked: a fix may have rewritten it
 
     def resolve(self, importer: Path, imports: dict, name: str, depth: int = 0) -> Symbol | None:
         """The project function or class `name` (dotted, as written in `importer`) refers to,
@@ -663,8 +665,8 @@ class Project:
         if method and path.name != "__init__.py" and path.parent != self.root and (path.parent / "__init__.py").is_file():
             reexporting.append(path.parent / "__init__.py")
         for init in reexporting:
-            found += [f for f in importers.get(init.parent.name, ()) if f not in found]
-        return found
+            found += importers.get(init.parent.name, ())
+        return list(dict.fromkeys(found))
 
     def _argument_roles(self, path: Path, module: ModuleSummary, site: CallSite):
         """A call site's arguments, with roles the project's functions return filled in."""

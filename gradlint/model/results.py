@@ -46,8 +46,8 @@ def _uses(model: "ModuleModel") -> Iterator[BackwardResultUse]:
     ):
         return
     for stmt in model.statements:
-        if not model.may_hold_events(stmt.lineno, stmt.end_lineno):
-            continue
+        if not model.calls_backward_in(stmt):
+            continue  # no `backward(` on its lines
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and _is_backward(model, stmt.value):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             name = dotted(targets[0]) if len(targets) == 1 else None
