@@ -251,6 +251,10 @@ class _Analysis:
             built = constructor(func)
             if (self.model.imports.qualname(built.func) or "").startswith("torch.nn."):
                 return None if _reduces_by_sum(built) else False
+        if self.spans_cached_micro_batches(call, scope):
+            # a loss over the whole window's batch, whatever function computes it (a project
+            # criterion's mean included): its gradients sum, undivided
+            return None
         context = CallContext(self.model, scope, class_of_scope(self.model, scope))
         helper = resolve_callee(self.model, call, context)
         if helper is not None and isinstance(helper.function, ast.Lambda):
@@ -282,8 +286,6 @@ class _Analysis:
         # what it returns cannot be told: read the call as if the function were unknown
         if _told_how_to_normalize(call):
             return None  # `model(**batch, num_items_in_batch=n)`: the callee divides
-        if self.spans_cached_micro_batches(call, scope):
-            return None  # a loss over the whole window's batch: its gradients sum, undivided
         if self.sums_over_samples(func, call, scope):
             return None  # a sum over the micro-batch's samples sums on over the window, as one batch's would
         if qualname.startswith("torch.") or RAW_LOSS_CALLEE.search(qualname.rsplit(".", 1)[-1]) or wrapped:
@@ -342,6 +344,28 @@ class _Analysis:
             )
 
         return any(concatenates_cache(a, 1) for a in [*call.args, *(k.value for k in call.keywords)])
+
+    def adds_cached_window_terms(self, stmt: ast.AugAssign, scope: ast.AST) -> bool:
+        """`loss += value` over `for key, value in loss_dict.items()`, where every value of
+        `loss_dict` reaching the loop is a loss over cached micro-batches (spans_cached_micro_batches)."""
+        added = stmt.value
+        if isinstance(added, ast.Call):
+            return self.spans_cached_micro_batches(added, scope)
+        if not isinstance(added, ast.Name):
+            return False
+        loop = next((
+            node for node in self.model.parents.chain(stmt)[1:]
+            if isinstance(node, ast.For) and added.id in {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        ), None)
+        if loop is None:
+            return False
+        container = loop.iter
+        if isinstance(container, ast.Call) and isinstance(container.func, ast.Attribute) and container.func.attr in ("items", "values"):
+            container = container.func.value
+        name = dotted(container) if isinstance(container, (ast.Name, ast.Attribute)) else None
+        reaching = [s for s in self.model.scope(scope).before(name, loop.lineno) if not self.model.parents.on_other_branch(s, loop.lineno)] if name else []
+        values = [getattr(s, "value", None) for s in reaching]
+        return bool(values) and all(isinstance(v, ast.Call) and self.spans_cached_micro_batches(v, scope) for v in values)
 
     def running_sum(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
         """A name whose only earlier value is the `None` or `0` a sum starts from."""
@@ -494,6 +518,8 @@ class _Analysis:
             divided = isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, (ast.Div, ast.FloorDiv))
             if isinstance(stmt.op, ast.Add) and divided and self.expr(stmt.value, scope, stmt.lineno, depth + 1) is True:
                 return True  # `batch_loss += loss / accum_steps`: a sum of divided terms (not of weighted ones)
+            if isinstance(stmt.op, ast.Add) and self.adds_cached_window_terms(stmt, scope):
+                return None  # the terms of a loss over the whole window's batch (gradient caching)
             return False if isinstance(stmt.op, (ast.Add, ast.Sub)) else None
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             return self.terms(stmt, target, scope, depth)
