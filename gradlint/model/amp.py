@@ -160,3 +160,28 @@ def apex_scaling(events: list[Event], clip: Event) -> ast.Call | None:
         ):
             return context
     return None
+
+
+def clipped_module(clip: Event) -> str | None:
+    """The module a clip covers whole (`clip_grad_norm_(model.parameters(), ...)`): `model`."""
+    call = clip.node
+    return _module_of_parameters(call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "parameters"), None))
+
+
+def may_update_part_of(model: "ModuleModel", optimizer: str, module: str, scope: ast.AST, line: int) -> bool:
+    """Whether the optimizer built here may update parameters of `module`: its constructor is
+    seen, and does not take another module's `.parameters()` (a list filled from
+    `module.named_parameters()`, param groups: it may). Unknown construction: no."""
+    built, _, _ = model.values.reaching_value(ast.Name(optimizer), scope, line) if "." not in optimizer else (None, None, None)
+    if not isinstance(built, ast.Call) or not built.args and not built.keywords:
+        return False
+    given = built.args[0] if built.args else next((k.value for k in built.keywords if k.arg == "params"), None)
+    over = _module_of_parameters(given)
+    return over is None or over == module or over.startswith(f"{module}.")
+
+
+def _module_of_parameters(expr: ast.expr | None) -> str | None:
+    """`model.parameters()` -> `model`; None for anything else."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "parameters" and not expr.args:
+        return dotted(expr.func.value)
+    return None

@@ -7,7 +7,10 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, InsertStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.amp import apex_scaling, enabling_setting, exclusive, scale_call, scaled_by, scaler_enabled, visibly_unscaled
+from gradlint.model.amp import (
+    apex_scaling, clipped_module, enabling_setting, exclusive, may_update_part_of, scale_call, scaled_by, scaler_enabled,
+    visibly_unscaled,
+)
 from gradlint.model.guards import opposite
 from gradlint.model.names import dotted
 from gradlint.model.prepared import prepared_names
@@ -53,7 +56,12 @@ class ClipWithoutUnscale(Rule):
                 stepping = (Kind.SCALER_STEP, Kind.STEP) if accelerator else (Kind.SCALER_STEP,)
                 steps = [e for e in related if e.kind in stepping and e.order > clip.order]
                 unscaled = [e for e in related if e.kind is Kind.UNSCALE and e.order < clip.order]
-                if not steps or unscaled:
+                if steps and unscaled:
+                    partly = self._partly_unscaled(model, unit, loop, clip, related, unscaled, scaler)
+                    if partly is not None:
+                        yield partly
+                    continue
+                if not steps:
                     continue
                 step = steps[0]
                 if accelerator:
@@ -68,6 +76,38 @@ class ClipWithoutUnscale(Rule):
                 )
                 late = [e for e in related if e.kind is Kind.UNSCALE and clip.order < e.order < step.order]
                 yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, unit, loop, clip, scaler, optimizer, late))
+
+    def _partly_unscaled(self, model, unit, loop, clip, related, unscaled, scaler) -> Finding | None:
+        """One backward feeds several optimizers the scaler steps, and the clip over a whole
+        model's parameters comes after `unscale_` of only some of them (Muon beside AdamW): the
+        others' gradients are clipped still multiplied by the loss scale."""
+        unscaled_names = {e.optimizer for e in unscaled}
+        module = clipped_module(clip)
+        if None in unscaled_names or module is None or clip.inlined:
+            return None
+        later_backward = min((e.order for e in related if e.kind is Kind.BACKWARD and e.order > clip.order), default=None)
+        stepped = [
+            e for e in related if e.kind is Kind.SCALER_STEP and e.order > clip.order
+            and (later_backward is None or e.order < later_backward)
+        ]
+        if None in {e.optimizer for e in stepped}:
+            return None
+        left = list(dict.fromkeys(
+            e.optimizer for e in stepped if e.optimizer not in unscaled_names
+            and may_update_part_of(model, e.optimizer, module, clip.scope or model.tree, clip.node.lineno)
+        ))
+        if not left:
+            return None
+        missing = ", ".join(f"`{name}`" for name in left)
+        message = (
+            f"{code(model, clip)} clips every parameter's gradient, but only "
+            f"{', '.join(f'`{name}`' for name in sorted(unscaled_names))} was unscaled before it: the gradients "
+            f"{missing} steps are still multiplied by the loss scale of `{scaler}`, so the clip's norm is "
+            f"dominated by scaled values and clips the true gradients to about max_norm / scale; call "
+            f"{' and '.join(f'`{scaler}.unscale_({name})`' for name in left)} before the clip"
+        )
+        fix = self._fix(model, unit, loop, clip, scaler, left[0], ()) if len(left) == 1 else None
+        return Finding(self.code, model.span(clip.anchor), message, fix)
 
     def _accelerator_scaled(self, model, loop, clip, accelerator) -> Finding:
         """A torch clip after the backward of an Accelerator running fp16 mixed precision: its
@@ -451,3 +491,4 @@ def _scaled_variable(model: ModuleModel, backward, scaler: str, loss: str) -> st
 
 def _scale_of(call: ast.Call, scaler: str) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == "scale" and dotted(call.func.value) == scaler
+
