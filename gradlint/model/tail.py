@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, resolve_callee
+from gradlint.model.callees import CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, parameter_names, resolve_callee
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Kind, manual_optimization
 from gradlint.model.frames import passed_for
@@ -329,7 +329,8 @@ def _loops_forever(node: ast.AST) -> bool:
 
 def _progress_bar(model: "ModuleModel", loop: ast.For) -> ast.expr | None:
     """What the loop iterates when it is a name set once, just before the loop, to a progress
-    bar (`tbar = tqdm(enumerate(loader), total=len(loader))`, then `for i, data in tbar:`)."""
+    bar (`tbar = tqdm(enumerate(loader), total=len(loader))`, then `for i, data in tbar:`), or
+    to one on the main process only and the same iterable bare on the others."""
     if not isinstance(loop.iter, ast.Name):
         return None
     block = model.parents.block.get(loop, [])
@@ -338,6 +339,9 @@ def _progress_bar(model: "ModuleModel", loop: ast.For) -> ast.expr | None:
     if len(assigned) != 1 or assigned[0] not in earlier or not isinstance(assigned[0], ast.Assign):
         return None
     value = assigned[0].value
+    if isinstance(value, ast.IfExp):  # `tqdm(enumerate(loader)) if rank == 0 else enumerate(loader)`
+        shown, plain = _unwrap_progress(value.body), _unwrap_progress(value.orelse)
+        return shown if ast.dump(shown) == ast.dump(plain) else None
     return value if _unwrap_progress(value) is not value else None
 
 
@@ -366,9 +370,66 @@ def _item_by_item(model: "ModuleModel", loop: ast.For, call: ast.Call) -> ast.ex
     unset = {name for name, default in parameter_defaults(callee.function).items() if name not in passed and _falsy(default)}
     for stmt in ast.walk(callee.function):
         walked = _item_and_iterable(stmt) if isinstance(stmt, ast.For) else None
+        walked = walked or (_drawn_once_per_item(callee.function, stmt, unset) if isinstance(stmt, ast.For) else None)
         if walked is not None and any(_yields_name(s, yields[0], walked[0]) for s in stmt.body) and not _may_leave(stmt.body, unset):
             return passed.get(walked[1])  # the loop skips and stops at nothing
     return None
+
+
+def _drawn_once_per_item(function: ast.AST, loop: ast.For, unset: set[str]) -> tuple[tuple[str, ...], str] | None:
+    """(item, iterable) of `for i in range(steps): obj = next(it)` where `it = iter(iterable)`
+    and `steps` is `len(iterable)` (through names the function sets, skipping what it sets
+    under an option the call leaves unset: `if epoch_info: steps = epochs * steps`)."""
+    bound = loop.iter
+    if not (isinstance(bound, ast.Call) and dotted(bound.func) == "range" and len(bound.args) == 1 and loop.body):
+        return None
+    first = loop.body[0]
+    if not (
+        isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.value, ast.Call)
+        and dotted(first.value.func) == "next" and len(first.value.args) == 1 and isinstance(first.value.args[0], ast.Name)
+    ):
+        return None
+    item = _names_of(first.targets[0])
+    drawn_from = first.value.args[0].id
+    sources = [v for v in _values_set(function, drawn_from, unset) if v is not None]
+    iterable = next((
+        v.args[0].id for v in sources
+        if isinstance(v, ast.Call) and dotted(v.func) == "iter" and len(v.args) == 1 and isinstance(v.args[0], ast.Name)
+    ), drawn_from)
+    if item is None or not _counts_items_of(function, bound.args[0], iterable, unset, 3):
+        return None
+    return item, iterable
+
+
+def _counts_items_of(function: ast.AST, count: ast.expr, iterable: str, unset: set[str], depth: int) -> bool:
+    if isinstance(count, ast.Call) and dotted(count.func) == "len" and len(count.args) == 1:
+        return dotted(count.args[0]) == iterable
+    if not isinstance(count, ast.Name) or depth == 0:
+        return False
+    values = _values_set(function, count.id, unset)
+    return bool(values) and all(v is not None and _counts_items_of(function, v, iterable, unset, depth - 1) for v in values)
+
+
+def _values_set(function: ast.AST, name: str, unset: set[str]) -> list[ast.expr | None]:
+    """What the function's `name = ...` statements assign, but those under a test of an option
+    the call leaves at its empty default; None for a value the name gets otherwise."""
+    found: list[ast.expr | None] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.If):
+                if not _needs_option(stmt.test, unset):
+                    visit(stmt.body)
+                visit(stmt.orelse)
+            elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+                found.append(stmt.value if len(stmt.targets) == 1 else None)
+            elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and dotted(stmt.target) == name:
+                found.append(None)
+
+    visit(function.body)
+    if name in parameter_names(function) and name not in unset:
+        found.append(None)  # a value the caller passes
+    return found
 
 
 def _may_leave(body: list[ast.stmt], unset: set[str]) -> bool:
