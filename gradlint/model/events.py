@@ -389,7 +389,7 @@ class EventWalker:
         self._block(body)
         self.state.guards.pop()
 
-    def _guard(self, stmt: ast.If | ast.Assert, holds: bool) -> _PendingGuard:
+    def _guard(self, stmt: ast.If | ast.Assert | ast.IfExp, holds: bool) -> _PendingGuard:
         frame = self.frame
         return _PendingGuard(lambda: _judge_guard(frame, stmt, holds))
 
@@ -399,12 +399,17 @@ class EventWalker:
         module = self.frame.module
         if not self._may_hold_events(min(r.lineno for r in roots), max(r.end_lineno for r in roots)):
             return
+        sides = module.memo(("conditional sides", id(stmt)), lambda: _conditional_sides(roots))
         for node in module.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
+            taken = sides.get(id(node), ()) if sides else ()
+            for expression, holds in taken:  # `scaler.scale(loss).backward() if amp else loss.backward()`
+                self.state.guards.append(self._guard(expression, holds))
             owner = switch_owner(node)
             if owner is not None:
                 self._add(Kind.NO_SYNC, node, stmt, target=self._name(owner))
             else:
                 self._call(node, stmt)
+            del self.state.guards[len(self.state.guards) - len(taken):]
 
     def _may_hold_events(self, first: int, last: int) -> bool:
         return self.frame.module.may_hold_events(first, last) or self._names_ddp_parameter(first, last)
@@ -1212,7 +1217,7 @@ def _passed_switch(frame: Frame, test: ast.expr) -> bool | None:
     return None if frame.module.scope(frame.scope).assignments.get(test.id) else argument.value
 
 
-def _judge_guard(frame: Frame, stmt: ast.If, holds: bool) -> Guard:
+def _judge_guard(frame: Frame, stmt: ast.If | ast.Assert | ast.IfExp, holds: bool) -> Guard:
     """The guard of one side of `stmt`, its names read where `frame` runs."""
     scope = frame.module.scope(frame.scope)
     line = stmt.lineno
@@ -1446,6 +1451,24 @@ def _interesting_nodes(roots: list[ast.AST]) -> list[ast.AST]:
         if isinstance(node, ast.Call) or (isinstance(node, ast.Attribute) and node.attr in NO_SYNC_ATTRIBUTES)
     ]
     found.sort(key=lambda n: (n.lineno, n.col_offset))
+    return found
+
+
+def _conditional_sides(roots: list[ast.AST]) -> dict[int, tuple[tuple[ast.IfExp, bool], ...]]:
+    """Nodes on one side of a conditional expression (`a() if flag else b()`): id -> the
+    conditional expressions around it, innermost last, with the side it is on (empty: none)."""
+    if not any(isinstance(n, ast.IfExp) for root in roots for n in _walk_expression(root)):
+        return {}
+    found: dict[int, tuple[tuple[ast.IfExp, bool], ...]] = {}
+    stack: list[tuple[ast.AST, tuple[tuple[ast.IfExp, bool], ...]]] = [(root, ()) for root in roots]
+    while stack:
+        node, sides = stack.pop()
+        if sides:
+            found[id(node)] = sides
+        if isinstance(node, ast.IfExp):
+            stack += [(node.test, sides), (node.body, (*sides, (node, True))), (node.orelse, (*sides, (node, False)))]
+        elif not isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack += [(child, sides) for child in ast.iter_child_nodes(node)]
     return found
 
 
