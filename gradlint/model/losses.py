@@ -551,23 +551,30 @@ def _parameters(function: ast.AST) -> list[ast.arg]:
 
 
 def _own_size(total: ast.expr, divisor: ast.expr) -> bool:
-    """`loss / loss.numel()`, `loss.sum() / loss.shape[0]`: the mean of the loss's own elements
-    or samples (1 for a summed scalar), this micro-batch's and no more."""
+    """`loss / loss.numel()`, `loss.sum() / loss.shape[0]`, `torch.sum((pred - y) ** 2) /
+    pred.shape[0] / pred.shape[1]`: the mean of the loss's own elements or samples (1 for a
+    summed scalar), this micro-batch's and no more."""
+    sized = _sized(divisor)
+    if sized is None:
+        return False
+    if isinstance(total, ast.BinOp) and isinstance(total.op, ast.Div) and _sized(total.right) == sized:
+        total = total.left  # divided by another of its dimensions first
     if isinstance(total, ast.Call) and isinstance(total.func, ast.Attribute) and total.func.attr == "sum" and not total.args:
         total = total.func.value
-    name = dotted(total)
-    return name is not None and _sized(divisor) == name
+    elif isinstance(total, ast.Call) and dotted(total.func) in ("torch.sum", "sum") and len(total.args) == 1:
+        return any(dotted(n) == sized for n in ast.walk(total.args[0]) if isinstance(n, (ast.Name, ast.Attribute)))
+    return dotted(total) == sized
 
 
 def _sized(divisor: ast.expr) -> str | None:
-    """The name whose own size `divisor` is: `x.numel()`, `x.nelement()`, `x.size(0)`,
-    `x.shape[0]`, `len(x)`."""
+    """The name whose own size `divisor` is: `x.numel()`, `x.nelement()`, `x.size(k)`,
+    `x.shape[k]`, `len(x)`."""
     match divisor:
         case ast.Call(func=ast.Attribute(value=owner, attr="numel" | "nelement"), args=[]):
             return dotted(owner)
-        case ast.Call(func=ast.Attribute(value=owner, attr="size"), args=[ast.Constant(value=0)]):
+        case ast.Call(func=ast.Attribute(value=owner, attr="size"), args=[ast.Constant(value=int())]):
             return dotted(owner)
-        case ast.Subscript(value=ast.Attribute(value=owner, attr="shape"), slice=ast.Constant(value=0)):
+        case ast.Subscript(value=ast.Attribute(value=owner, attr="shape"), slice=ast.Constant(value=int())):
             return dotted(owner)
         case ast.Call(func=ast.Name(id="len"), args=[owner]):
             return dotted(owner)
@@ -618,10 +625,10 @@ def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> b
     heads), not a division by the window."""
     if not (
         isinstance(total, ast.Name) and isinstance(divisor, ast.Call) and dotted(divisor.func) == "len"
-        and len(divisor.args) == 1 and dotted(divisor.args[0])
+        and len(divisor.args) == 1
     ):
         return False
-    items = dotted(divisor.args[0])
+    items = divisor.args[0]  # `preds`, or `set(perts)`: the same expression the loop runs over
     return any(
         isinstance(loop, ast.For) and _iterates(loop, items)
         and any(isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == total.id for s in ast.walk(loop))
@@ -636,10 +643,9 @@ def _adds_item_shares(stmt: ast.AugAssign, scope: ast.AST) -> ast.expr | None:
     if not (
         isinstance(stmt.op, ast.Add) and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div)
         and isinstance(value.right, ast.Call) and dotted(value.right.func) == "len" and len(value.right.args) == 1
-        and dotted(value.right.args[0])
     ):
         return None
-    items = dotted(value.right.args[0])
+    items = value.right.args[0]
     holding = any(
         isinstance(loop, ast.For) and _iterates(loop, items) and any(n is stmt for n in ast.walk(loop))
         for loop in ast.walk(scope)
@@ -647,15 +653,16 @@ def _adds_item_shares(stmt: ast.AugAssign, scope: ast.AST) -> ast.expr | None:
     return value.left if holding else None
 
 
-def _iterates(loop: ast.For, items: str) -> bool:
+def _iterates(loop: ast.For, items: ast.expr) -> bool:
     """The loop runs once per item of `items` (`range(len(items))`, `enumerate(items)`, and
     `zip(items, labels)` too)."""
     over = loop.iter
     if isinstance(over, ast.Call) and dotted(over.func) in ("range", "enumerate") and len(over.args) == 1:
         over = over.args[0]
     iterated = over.args if isinstance(over, ast.Call) and dotted(over.func) == "zip" else [over]
+    spelled = ast.dump(items)
     return any(
-        dotted(each) == items or (isinstance(each, ast.Call) and dotted(each.func) == "len" and each.args and dotted(each.args[0]) == items)
+        ast.dump(each) == spelled or (isinstance(each, ast.Call) and dotted(each.func) == "len" and each.args and ast.dump(each.args[0]) == spelled)
         for each in iterated
     )
 
