@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, held_parameter, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
-from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once
+from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once, truthy_flag
 from gradlint.model.grad_mode import turns_off
-from gradlint.model.flags import countdown_test, set_in_branches
+from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
@@ -1238,7 +1238,12 @@ def _judge_guard(frame: Frame, stmt: ast.If | ast.Assert | ast.IfExp, holds: boo
     canonical = _presence_as_flag(frame, _canonical(frame, stmt.test, line))
     sets = flags_set(stmt, holds, scope.assignments, frame.scope) if isinstance(stmt, ast.If) and isinstance(frame.scope, FUNCTION_TYPES) else ()
     window_test = countdown_test(stmt, scope.assignments) if isinstance(stmt, ast.If) else None
-    return make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical, sets, window_test)
+    guard = make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical, sets, window_test)
+    # the class whose method holds the test (a base class's, read in its own module)
+    defining = frame.module.parents.enclosing_class(frame.scope) if isinstance(frame.scope, FUNCTION_TYPES) else None
+    flag = truthy_flag(guard) if defining is not None else None
+    ruled_out = exclusive_flags(frame.module, defining, flag) if flag is not None else frozenset()
+    return replace(guard, rules_out_flags=ruled_out) if ruled_out else guard
 
 
 def _canonical(frame: Frame, expr: ast.expr, line: int, depth: int = 0) -> ast.expr:

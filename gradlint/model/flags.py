@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
+    from gradlint.model import ModuleModel
     from gradlint.model.scopes import Parents
 
 NEGATED_COMPARISONS: dict[type, type] = {
@@ -141,3 +142,39 @@ def _and(left: ast.expr, right: ast.expr) -> ast.expr:
 
 def _or(left: ast.expr, right: ast.expr) -> ast.expr:
     return ast.BoolOp(op=ast.Or(), values=[left, right])
+
+
+def exclusive_flags(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> frozenset[str]:
+    """Attributes of `self` the class never sets to a true value where it sets `attribute` to
+    one: each is set truthy only on the other side of an `if` from every truthy assignment of
+    `attribute` (`if n_gpus > 1: self.accelerator = Accelerator(...) else: self.use_amp =
+    True`), so `if self.use_amp:` and `if self.accelerator:` never both hold. Read once per
+    class and attribute."""
+
+    def compute() -> frozenset[str]:
+        truthy: dict[str, list[ast.stmt]] = {}
+        for method in module.methods(cls).values():
+            for name, statements in module.scope(method).assignments.items():
+                if name.startswith("self."):
+                    truthy.setdefault(name, []).extend(s for s in statements if _sets_truthy(s, name))
+        own = truthy.get(attribute, [])
+        if not own:
+            return frozenset()
+        parents = module.parents
+        return frozenset(
+            name for name, statements in truthy.items()
+            if name != attribute and statements
+            and all(parents.on_other_branch(a, b.lineno) for a in own for b in statements)
+        )
+
+    return module.memo(("exclusive flags", id(cls), attribute), compute)
+
+
+def _sets_truthy(stmt: ast.stmt, name: str) -> bool:
+    """`self.x = <something>` that is no None, False, 0 or empty constant (one target)."""
+    if not (isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None):
+        return False
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    if len(targets) != 1 or dotted(targets[0]) != name:
+        return False
+    return not (isinstance(stmt.value, ast.Constant) and not stmt.value.value)

@@ -47,6 +47,8 @@ class Guard:
     # flags the side taken sets to a constant, each with the lines after the `if` where that
     # value still holds (up to the flag's next assignment in the function)
     sets: tuple[FlagSet, ...] = ()
+    # attributes of `self` that are false where this side holds (`flags.exclusive_flags`)
+    rules_out_flags: frozenset[str] = frozenset()
 
     @property
     def compared(self) -> ast.expr:
@@ -63,6 +65,7 @@ class Guard:
             opposite(self.compared, self.holds, other.compared, other.holds)
             or different_values(self.compared, self.holds, other.compared, other.holds)
             or any(f.rules_out(other) for f in self.sets) or any(f.rules_out(self) for f in other.sets)
+            or truthy_flag(other) in self.rules_out_flags or truthy_flag(self) in other.rules_out_flags
         )
 
 
@@ -169,6 +172,20 @@ def _terms(guard: "Guard") -> list[tuple[ast.expr, bool]]:
     if guard.holds and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [(test, True), *((v, True) for v in test.values)]
     return [(test, guard.holds)]
+
+
+def truthy_flag(guard: Guard) -> str | None:
+    """The attribute of `self` the guard's side finds true: `if self.use_amp:`, `if
+    self.accelerator is not None:`, the `else` of `if not self.accelerator:`."""
+    test, holds = _positive(guard.compared, guard.holds)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and _is_none(test.comparators[0]):
+        test, holds = test.left, not holds
+    name = dotted(test) if holds and isinstance(test, ast.Attribute) else None
+    return name if name is not None and name.startswith("self.") else None
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
 
 
 def _positive(test: ast.expr, holds: bool) -> tuple[ast.expr, bool]:

@@ -818,8 +818,8 @@ def _reset_by_itself(guard: Guard) -> bool:
 
 def _opens_window(guard: Guard, counters: frozenset[str]) -> bool:
     """`if self.accum_counter == 0:` on the window's counter (reset at the step), or `if it % N
-    == 1:` (any one residue of the window's counter, maybe `or N == 1`): one micro-batch of each
-    window, not every one."""
+    == 1:` (any one residue of the window's counter, maybe `or N == 1`, `N < 2 or ...`): one
+    micro-batch of each window, not every one."""
     test = guard.test
     if not guard.holds:
         return False
@@ -848,11 +848,11 @@ def _one_residue(test: ast.expr, counters: frozenset[str]) -> bool:
 
 
 def _equals_one(test: ast.expr) -> bool:
-    """`N == 1`: a window of one micro-batch."""
-    return (
-        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
-        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 1
-    )
+    """`N == 1` (`N < 2`, `N <= 1`): a window of one micro-batch."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant)):
+        return False
+    bound = {ast.Eq: 1, ast.LtE: 1, ast.Lt: 2}.get(type(test.ops[0]))
+    return bound is not None and test.comparators[0].value == bound
 
 
 def _picks_one(guard: Guard, index: str | None) -> bool:
