@@ -86,9 +86,12 @@ class ClipWithoutUnscale(Rule):
         if None in unscaled_names or module is None or clip.inlined:
             return None
         later_backward = min((e.order for e in related if e.kind is Kind.BACKWARD and e.order > clip.order), default=None)
+        sides = {(id(g.node), g.holds) for g in clip.guards}
         stepped = [
             e for e in related if e.kind is Kind.SCALER_STEP and e.order > clip.order
             and (later_backward is None or e.order < later_backward)
+            # runs wherever the clip runs: not behind an option of its own (`if use_embedding_optimizer:`)
+            and {(id(g.node), g.holds) for g in e.guards} <= sides
         ]
         if None in {e.optimizer for e in stepped}:
             return None

@@ -37,3 +37,27 @@ def train_both_unscaled(model, loader, args, Muon):
         scaler.step(muon)
         scaler.step(adamw)
         scaler.update()
+
+
+def train_with_optional_embedding_optimizer(model, loader, config):
+    """A separate optimizer for the word embeddings exists only without fp16: under the scaler
+    only `optimizer` steps, and it was unscaled before the clip."""
+    embedding_params = [p for n, p in model.named_parameters() if "word_embeddings" in n]
+    other_params = [p for n, p in model.named_parameters() if "word_embeddings" not in n]
+    use_embedding_optimizer = config["train_embedding"] and not config["use_fp16"]
+    embedding_optimizer = torch.optim.SparseAdam(embedding_params, lr=config["embedding_lr"]) if use_embedding_optimizer else None
+    optimizer = torch.optim.Adam(other_params if use_embedding_optimizer else model.parameters(), lr=config["lr"])
+    scaler = torch.amp.GradScaler("cuda", enabled=config["use_fp16"])
+    for batch in loader:
+        with torch.autocast("cuda", enabled=config["use_fp16"]):
+            loss = model(**batch)
+        if config["use_fp16"]:
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 10_000)
+            scaler.step(optimizer)
+            if use_embedding_optimizer:
+                scaler.step(embedding_optimizer)
+                embedding_optimizer.zero_grad()
+            scaler.update()
+            optimizer.zero_grad()
