@@ -45,8 +45,10 @@ def train_with_optional_embedding_optimizer(model, loader, config):
     embedding_params = [p for n, p in model.named_parameters() if "word_embeddings" in n]
     other_params = [p for n, p in model.named_parameters() if "word_embeddings" not in n]
     use_embedding_optimizer = config["train_embedding"] and not config["use_fp16"]
-    embedding_optimizer = torch.optim.SparseAdam(embedding_params, lr=config["embedding_lr"]) if use_embedding_optimizer else None
-    optimizer = torch.optim.Adam(other_params if use_embedding_optimizer else model.parameters(), lr=config["lr"])
+    embedding_optimizer = None
+    if use_embedding_optimizer:
+        embedding_optimizer = torch.optim.SparseAdam(embedding_params, lr=config["embedding_lr"])
+    optimizer = torch.optim.Adam(other_params, lr=config["lr"])
     scaler = torch.amp.GradScaler("cuda", enabled=config["use_fp16"])
     for batch in loader:
         with torch.autocast("cuda", enabled=config["use_fp16"]):
