@@ -240,7 +240,10 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             if len(hits) > 1:  # `step == self.epoch_len - 1` reads as a window's end too: it is the tail
                 hits = [(v, b) for v, b in hits if not is_tail_test(v, resolve)]
             others = [v for v in values if hits and v is not hits[0][0]]
-            if len(hits) == 1 and others and all(is_tail_test(v, resolve) or _turns_off(v, hits[0][1].factor) for v in others):
+            if len(hits) == 1 and others and all(
+                is_tail_test(v, resolve) or _turns_off(v, hits[0][1].factor) or _first_micro_batch(v, hits[0][1].counters)
+                for v in others
+            ):
                 boundary = hits[0][1]
                 # `not N or i % N == 0`: every micro-batch steps when accumulation is off
                 flushes = boundary.flushes_tail or any(is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) for v in others)
@@ -463,6 +466,16 @@ def _only_when_shorter(test: ast.expr, factor: ast.expr) -> bool:
             or isinstance(node.ops[0], (ast.GtE, ast.Gt)) and ast.dump(node.left) == window
         )
         for node in ast.walk(test)
+    )
+
+
+def _first_micro_batch(test: ast.expr, counters: frozenset[str]) -> bool:
+    """`it == 1` (or `== 0`) on the window's own counter: one more step, on the run's first
+    micro-batch, beside the windows (`if it == 1 or it % N == 0:`)."""
+    return (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and dotted(test.left) in counters and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value in (0, 1) and not isinstance(test.comparators[0].value, bool)
     )
 
 
