@@ -115,6 +115,7 @@ class Project:
         self._summaries: dict[Path, tuple[str, ModuleSummary] | None] = {}
         self._stamps: dict[Path, list] = {}  # path -> [mtime_ns, size, content hash] as read
         self._bytes: dict[Path, bytes | None] = {}  # what each module read, for the run
+        self._rebound: dict[tuple[Path, str], bool] = {}
         self._files: list[Path] | None = None
         self._behind: dict[Path, tuple[Path, ...]] = {}
         self._callers: dict[tuple[Path, str], list[tuple[Path, CallSite]]] = {}
@@ -568,6 +569,20 @@ class Project:
             self._importers, self._gradient_callables, self._ddp_wrappers = index, frozenset(callables), frozenset(wrappers)
             self._delegated, self._defining = delegated, defining
         return self._importers
+
+    def rebinds_setting(self, path: Path, name: str) -> bool:
+        """Whether a project module importing the settings module `path` may rebind its
+        top-level `name`: it calls `setattr(` (a loader copying a YAML file's keys onto the
+        module) or assigns `<alias>.name = ...`."""
+        key = (self._resolved(path), name)
+        if key not in self._rebound:
+            stem = key[0].parent.name if key[0].name == "__init__.py" else key[0].stem
+            assigned = re.compile(rb"\.%s\s*=(?!=)" % re.escape(name.encode()))
+            self._rebound[key] = any(
+                (data := self._read(importer)) is not None and (b"setattr(" in data or assigned.search(data))
+                for importer in self.importers().get(stem, ()) if importer != key[0]
+            )
+        return self._rebound[key]
 
     def delegating_files(self, method: str) -> list[Path]:
         """Files that call `method` on an object another one holds (`self.task.train_epoch(...)`),
@@ -1264,6 +1279,8 @@ class ProjectContext:
             return []
         self._note(located[0])
         if len(located[1]) == 1:
+            if self.project.rebinds_setting(located[0], located[1][0]):
+                return []  # `setattr(config, key.upper(), value)` from a YAML file, `config.X = ...`
             return module_setting(other, located[1][0])
         owner, field = located[1]
         return class_setting(other, other.classes[owner], field) if owner in other.classes else []

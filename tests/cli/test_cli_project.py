@@ -2340,6 +2340,33 @@ def test_a_window_a_settings_module_fixes_at_one_accumulates_nothing(workdir, gr
     assert codes(run()) == [("engine.py", "GL205")]
 
 
+SETTINGS_LOADER = """
+import yaml
+
+import config
+
+
+def load_config(path):
+    with open(path) as handle:
+        for key, value in yaml.safe_load(handle).items():
+            if hasattr(config, key.upper()):
+                setattr(config, key.upper(), value)
+"""
+
+
+def test_a_settings_module_a_loader_rebinds_is_no_fixed_window(workdir, gradlint):
+    """config.py's `ACCUMULATION_STEPS = 1` is only a default when another module copies a YAML
+    file's keys onto the module with `setattr` (or assigns `config.ACCUMULATION_STEPS = ...`):
+    the window is an option, and the undivided tail is reported."""
+    project(workdir, {"config.py": SETTINGS_CONFIG, "engine.py": SETTINGS_ENGINE, "loader.py": SETTINGS_LOADER})
+    run = lambda: gradlint("check", "--select", "GL202,GL205", "--format", "concise", ".")
+    assert codes(run()) == [("engine.py", "GL205")]
+    (workdir / "loader.py").write_text("import config\n\n\ndef configure(args):\n    config.ACCUMULATION_STEPS = args.accumulation_steps\n")
+    assert codes(run()) == [("engine.py", "GL205")]
+    (workdir / "loader.py").write_text("import config\n\n\ndef describe():\n    return config.ACCUMULATION_STEPS == 1\n")
+    assert codes(run()) == []
+
+
 SETTINGS_CLASS = """
 class CFG:
     seed = 42
