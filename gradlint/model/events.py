@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, held_parameter, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
-from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
+from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, left_at_default, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once, truthy_flag
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches
@@ -98,6 +98,11 @@ class LossSource:
     scope: ast.AST
     line: int
     passed_at: ast.Call | None = None  # the call that handed the loss to the helper
+    defaults: tuple[tuple[str, ast.expr], ...] = ()  # the helper's parameters its call leaves at their defaults
+    # a helper's loss reassigned in it (`loss = loss / n`): its parameters' arguments, and the
+    # caller's module, function and call line, to read those arguments where they were passed
+    bound: tuple[tuple[str, ast.expr], ...] = ()
+    caller: "tuple[ModuleModel, ast.AST, int] | None" = None
 
 
 @dataclass(frozen=True)
@@ -196,7 +201,7 @@ class Event:
         if passed is not None:  # a step function handed its loss: what do its callers pass?
             verdicts = [loss_normalized(m, argument, scope, line) for m, argument, scope, line in passed or ()]
             return True if True in verdicts else (False if verdicts and all(v is False for v in verdicts) else None)
-        return loss_normalized(source.module, source.expr, source.scope, source.line)
+        return loss_normalized(source.module, source.expr, source.scope, source.line, dict(source.defaults), source.bound, source.caller)
 
 
 class _PendingGuard:
@@ -701,7 +706,11 @@ class EventWalker:
             and not frame.module.scope(frame.scope).before(tensor.id, line)
         ):
             tensor, line, passed_at, frame = frame.arguments[tensor.id], frame.call.lineno, frame.call, frame.caller
-        return LossSource(frame.module, tensor, frame.scope, line, passed_at)
+        caller = (frame.caller.module, frame.caller.scope, frame.call.lineno) if frame.caller is not None and frame.call is not None else None
+        return LossSource(
+            frame.module, tensor, frame.scope, line, passed_at, tuple(left_at_default(frame).items()),
+            tuple(frame.arguments.items()) if caller else (), caller,
+        )
 
     def _assignment_events(self, stmt: ast.stmt) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]

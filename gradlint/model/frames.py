@@ -51,6 +51,25 @@ class Frame:
         return frame.call
 
 
+def left_at_default(frame: Frame) -> dict[str, ast.expr]:
+    """Parameters of a helper the call that runs it leaves at their defaults: bound by no
+    argument, and not in a `**kwargs` it hands on, which (the caller's own) cannot hold a name
+    the caller takes as a parameter of its own (`fit(..., gradient_accumulation_steps=1,
+    **kwargs)` calling `self._on_backward(loss, **kwargs)`)."""
+    call, caller = frame.call, frame.caller
+    if call is None or caller is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return {}
+    spread = [k.value for k in call.keywords if k.arg is None]
+    own = getattr(getattr(caller.scope, "args", None), "kwarg", None)
+    if any(not (isinstance(s, ast.Name) and own is not None and s.id == own.arg) for s in spread):
+        return {}  # a dict of other origin may hold anything
+    named = parameter_names(caller.scope) - ({own.arg} if own is not None else set())
+    return {
+        name: default for name, default in parameter_defaults(frame.scope).items()
+        if name not in frame.arguments and (not spread or name in named)
+    }
+
+
 def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = frozenset()) -> Role | None:
     """The role of `expr` where `frame` runs: from its own module, else through the argument
     its caller passed for the parameter it names, else (for the unit itself) from what every

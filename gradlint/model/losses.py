@@ -46,10 +46,16 @@ REDUCING_FUNCTIONS = frozenset({"torch.mean", "torch.sum"})
 OPAQUE_FUNCTIONS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean", "max", "min"})
 
 
-def loss_normalized(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> bool | None:
+def loss_normalized(
+    model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, defaults: dict[str, ast.expr] | None = None,
+    bound: tuple[tuple[str, ast.expr], ...] = (), caller: "tuple[ModuleModel, ast.AST, int] | None" = None,
+) -> bool | None:
     """True when `expr` is visibly divided (or scaled by a non-integer factor) before use;
-    False when it is visibly a raw loss; None when the model cannot tell."""
-    return _Analysis(model).expr(expr, scope, line, 0)
+    False when it is visibly a raw loss; None when the model cannot tell. For a helper's
+    `scope`: `defaults`, the parameters its call leaves at their defaults; `bound`, the
+    arguments it passes, read in `caller` (module, function, line of the call)."""
+    binding = (dict(bound), _Analysis(caller[0]), caller[1], caller[2]) if caller is not None else None
+    return _Analysis(model, binding, defaults).expr(expr, scope, line, 0)
 
 
 def running_counter_divisor(model: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> ast.expr | None:
@@ -64,9 +70,10 @@ class _Analysis:
     """`caller` = (bound arguments, the caller's analysis, its scope, the call's line) while a
     helper's returns are read: a parameter it hands back is what the caller passed."""
 
-    def __init__(self, model: "ModuleModel", caller=None):
+    def __init__(self, model: "ModuleModel", caller=None, defaults: dict[str, ast.expr] | None = None):
         self.model = model
         self.caller = caller
+        self.defaults = defaults or {}
         self.counters: list[ast.expr] = []  # running counters divided by on the way
         self.sample_sums: list[ast.expr] = []  # batch sizes multiplied by on the way (`loss * bs`)
         self.forwards: list[ast.Call] = []  # model forwards whose returned loss was taken as raw
@@ -105,6 +112,8 @@ class _Analysis:
             return None
         match expr:
             case ast.BinOp(op=ast.Div() | ast.FloorDiv(), left=left, right=right):
+                if self.left_at_one(right, scope, line):  # `loss / gradient_accumulation_steps` the call leaves at 1
+                    return self.expr(left, scope, line, depth + 1)
                 if self.running_counter(right, scope):
                     self.counters.append(right)
                     return self.expr(left, scope, line, depth + 1)
@@ -366,6 +375,14 @@ class _Analysis:
         reaching = [s for s in self.model.scope(scope).before(name, loop.lineno) if not self.model.parents.on_other_branch(s, loop.lineno)] if name else []
         values = [getattr(s, "value", None) for s in reaching]
         return bool(values) and all(isinstance(v, ast.Call) and self.spans_cached_micro_batches(v, scope) for v in values)
+
+    def left_at_one(self, divisor: ast.expr, scope: ast.AST, line: int) -> bool:
+        """A parameter of the helper its call leaves at a default of 1, not reassigned before."""
+        default = self.defaults.get(divisor.id) if isinstance(divisor, ast.Name) else None
+        return (
+            isinstance(default, ast.Constant) and default.value == 1 and not isinstance(default.value, bool)
+            and not self.model.scope(scope).before(divisor.id, line)
+        )
 
     def running_sum(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
         """A name whose only earlier value is the `None` or `0` a sum starts from."""
