@@ -65,7 +65,8 @@ class Guard:
             opposite(self.compared, self.holds, other.compared, other.holds)
             or different_values(self.compared, self.holds, other.compared, other.holds)
             or any(f.rules_out(other) for f in self.sets) or any(f.rules_out(self) for f in other.sets)
-            or truthy_flag(other) in self.rules_out_flags or truthy_flag(self) in other.rules_out_flags
+            or bool(self.rules_out_flags) and truthy_flag(other) in self.rules_out_flags
+            or bool(other.rules_out_flags) and truthy_flag(self) in other.rules_out_flags
         )
 
 
