@@ -15,7 +15,7 @@ from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, is_tail_test, modulo_part, negated_source, switches_off
 from gradlint.model.names import dotted, names_sharded_class
 from gradlint.model.spelling import call_starts
-from gradlint.model.values import class_setting, dict_setting, instance_setting, reassigned
+from gradlint.model.values import class_setting, dict_setting, instance_setting, is_dataclass, reassigned
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -495,6 +495,9 @@ class TrainingLoop:
             for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
+        if not values and isinstance(factor, ast.Attribute) and dotted(factor.value) in parameter_names(self.scope):
+            # `state.accumulate_grad_batches` of a settings object every caller hands over
+            return _setting_of_one(self.model, factor, self.scope, factor.lineno)
         if not values and isinstance(factor, ast.Attribute):
             values = self._config_default(factor)
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
@@ -609,7 +612,10 @@ def _setting_of_one(module: "ModuleModel", value: ast.expr, scope: ast.AST, line
         return value.value == 1
     if not isinstance(value, ast.Attribute):
         return False
-    classes = [_settings_class(owner, expr, owner_scope, at) for owner, expr, owner_scope, at in handed_over(module, value.value, scope, line)]
+    classes = [
+        _settings_class(owner, expr, owner_scope, at, value.attr)
+        for owner, expr, owner_scope, at in handed_over(module, value.value, scope, line)
+    ]
     if not classes or None in classes:
         return False
     return all(
@@ -630,13 +636,22 @@ def _handed_fields_of_one(module: "ModuleModel", factor: ast.Subscript, scope: a
     )
 
 
-def _settings_class(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> tuple["ModuleModel", ast.ClassDef] | None:
+def _settings_class(
+    module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, field: str,
+) -> tuple["ModuleModel", ast.ClassDef] | None:
     """The namespace class `expr` names (`ClassifierConfig`), or whose instance it holds
-    (`self.config`, `config = Config()`)."""
+    (`self.config`, `config = Config()`, or a dataclass built without `field`:
+    `state = TrainingState(model=model, optimizer=optimizer)`), when nothing here sets the
+    field on the instance afterwards."""
     named = isinstance(expr, ast.Name) and class_named(module, expr) is not None
+    if not named and dotted(expr) and reassigned(module, f"{dotted(expr)}.{field}"):
+        return None  # `state.accumulate_grad_batches = args.accum` after the construction
     value = module.values.reaching_value(expr, scope, line)[0] if dotted(expr) and not named else expr
     if isinstance(value, ast.Call) and not value.args and not value.keywords:
         return class_of_instance(module, value)
+    if isinstance(value, ast.Call) and not value.args and all(k.arg not in (None, field) for k in value.keywords):
+        built = class_of_instance(module, value)
+        return built if built is not None and is_dataclass(built[1]) else None
     return class_named(module, value) if isinstance(value, ast.Name) else None
 
 

@@ -389,6 +389,15 @@ def reassigned(model: "ModuleModel", name: str) -> bool:
     return bool(_assigned_anywhere(model).get(name))
 
 
+def is_dataclass(cls: ast.ClassDef) -> bool:
+    """`@dataclass` (or `@dataclasses.dataclass(...)`): its `__init__` sets each field from the
+    keyword of its name, else from the body's default."""
+    return any(
+        (dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1] == "dataclass"
+        for d in cls.decorator_list
+    )
+
+
 def class_body_values(cls: ast.ClassDef, field: str) -> list[ast.expr]:
     """The values the body of `cls` gives `field` (`accum = 1` in `class CFG:`)."""
     return [
