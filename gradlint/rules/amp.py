@@ -169,7 +169,13 @@ class ClipWithoutUnscale(Rule):
         )
         block = next((s for s in model.parents.chain(clip.stmt) if isinstance(s, ast.With) and any(
             item.context_expr is context for item in s.items)), None)
-        operation = move(model, loop, clip, block, "after") if block is not None and not clip.inlined else None
+        # the step (or the clear) inside the block after the clip would then precede it (GL101)
+        stepped_inside = block is not None and any(
+            e.kind in (Kind.STEP, Kind.SCALER_STEP, Kind.ZERO_GRAD) and e.order > clip.order
+            and block.lineno <= (e.site or e.node).lineno <= block.end_lineno
+            for e in loop.events
+        )
+        operation = move(model, loop, clip, block, "after") if block is not None and not clip.inlined and not stepped_inside else None
         fix = FixPlan("Move the clip after the `scale_loss` block", (operation,)) if operation else None
         return Finding(self.code, model.span(clip.anchor), message, fix)
 
