@@ -48,7 +48,7 @@ def _sets_constant(stmt: ast.stmt) -> bool:
 def countdown_test(stmt: ast.If, assignments: dict[str, list[ast.stmt]]) -> ast.expr | None:
     """`count % N == 0` for `if count == 0:` (`<= 0`, `not count`) whose body sets `count = N`,
     where the function counts it down by one (`count -= 1`)."""
-    counter = _zero_test_of(stmt.test)
+    counter = zero_test_of(stmt.test)
     if counter is None:
         return None
     window = next((
@@ -66,7 +66,7 @@ def countdown_test(stmt: ast.If, assignments: dict[str, list[ast.stmt]]) -> ast.
     return ast.Compare(left=ast.BinOp(left=read, op=ast.Mod(), right=window), ops=[ast.Eq()], comparators=[ast.Constant(0)])
 
 
-def _zero_test_of(test: ast.expr) -> str | None:
+def zero_test_of(test: ast.expr) -> str | None:
     """The counter `test` finds at zero: `count == 0`, `count <= 0`, `not count`."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return dotted(test.operand)

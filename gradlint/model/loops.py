@@ -26,6 +26,7 @@ MICRO_BATCH_WORDS = ("micro", "chunk", "split", "accum", "shard")
 BATCH_CUTS = frozenset({"split", "chunk", "tensor_split"})
 RESHAPES = frozenset({"reshape", "view"})
 DEVICE_MOVES = frozenset({"cpu", "cuda", "to", "contiguous"})
+CALLER_SYNC_DEPTH = 3  # callers up whose `with model.no_sync():` around the call may switch the sync
 
 
 @dataclass(frozen=True)
@@ -324,7 +325,18 @@ class TrainingLoop:
         """Gradient sync is switched on the loop's path: a NO_SYNC event in it or a helper it
         calls (not one under `torch.no_grad()`, around an evaluation), or a `with` whose context
         manager was made from one before the loop (`sync_context = model.no_sync if ddp else
-        nullcontext`); for a step function, by the callers around their calls of it."""
+        nullcontext`); for a step function, by the callers around their calls of it (a few
+        callers up, a function calling itself no caller of its own)."""
+        return self._switches_sync or self._sync_switched_by_callers(CALLER_SYNC_DEPTH)
+
+    def _sync_switched_by_callers(self, depth: int) -> bool:
+        return depth > 0 and any(
+            view._switches_sync or view._sync_switched_by_callers(depth - 1)
+            for view in self.callers if view.node is not self.node
+        )
+
+    @cached_property
+    def _switches_sync(self) -> bool:
         if any(not e.without_grad and not any(_tests_fsdp(g.test) and g.holds for g in e.guards) for e in self.of(Kind.NO_SYNC)):
             return True
         seen: set[int] = set()
@@ -340,10 +352,7 @@ class TrainingLoop:
         loops = {id(l): l for e in self.events for l in e.loops if e.module in (None, self.model)}
         if isinstance(self.node, ast.For):
             loops[id(self.node)] = self.node
-        if any(_iterates_sync_switching_generator(self.model, l) for l in loops.values()):
-            return True
-        # a step function whose callers switch the sync around their calls of it
-        return any(view.controls_sync for view in self.callers)
+        return any(_iterates_sync_switching_generator(self.model, l) for l in loops.values())
 
     @cached_property
     def accumulation(self) -> Accumulation | None:

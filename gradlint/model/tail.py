@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, parameter_names, resolve_callee
 from gradlint.model.clearing import clearing_of
-from gradlint.model.events import Kind, manual_optimization
+from gradlint.model.events import Event, Kind, manual_optimization
+from gradlint.model.flags import zero_test_of
 from gradlint.model.frames import passed_for
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
@@ -94,8 +95,12 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     cleared = any(clearing_of(model, n) is not None for stmt in before for n in ast.walk(stmt))
     if start is None and not cleared:
         return None  # the index may count on across epochs, and the window with it
-    # a `zero_grad()` on every micro-batch (GL202's) clears the tail at the next epoch's first
-    cleared = cleared or any(accumulation.runs_every_micro_batch(z) for z in loop.of(Kind.ZERO_GRAD))
+    # a `zero_grad()` on every micro-batch (GL202's) clears the tail at the next epoch's first,
+    # as one at each window's first does when the count restarts with the epoch
+    cleared = cleared or any(
+        accumulation.runs_every_micro_batch(z) or restarts and _at_window_start(model, node, z, counter)
+        for z in loop.of(Kind.ZERO_GRAD)
+    )
     return EpochTail(counter, start, source, cleared, count=count, restarts=restarts)
 
 
@@ -131,6 +136,8 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
         steps = [stmt for stmt in loop.body if _counts_one_up(stmt, counter)]
         assigned = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
         return (counter, None, source, False) if len(steps) == 1 and len(assigned) == 1 else None
+    if resets and _counts_down(loop, counter, resets[-1], test):
+        return counter, 0, source, True  # `left = N` ... `left -= 1` ... `if not left: step; left = N`
     reset = _int_assigned(resets[-1], counter) if resets else _passed_integer(model, loop, counter)
     steps = [i for i, stmt in enumerate(loop.body) if _counts_one_up(stmt, counter)]
     assignments = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
@@ -147,6 +154,39 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     if tested is None or tested == steps[0]:
         return None
     return counter, reset + 1 if steps[0] < tested else reset, source, bool(restarts)
+
+
+def _at_window_start(model: "ModuleModel", loop: ast.For, clear: Event, counter: str) -> bool:
+    """The clear runs where the count holds the value it is set to before the loop (`if left
+    == self.args.update_epochs: zero_grad()`): on each window's first micro-batch, the epoch's
+    first among them."""
+    resets = _set_before(model, loop, counter)
+    start = resets[-1].value if resets and isinstance(resets[-1], ast.Assign) else None
+    return start is not None and any(
+        g.holds and isinstance(g.test, ast.Compare) and len(g.test.ops) == 1 and isinstance(g.test.ops[0], ast.Eq)
+        and dotted(g.test.left) == counter and ast.dump(g.test.comparators[0]) == ast.dump(start)
+        for g in clear.guards
+    )
+
+
+def _counts_down(loop: ast.For, counter: str, reset: ast.stmt, test: ast.stmt) -> bool:
+    """A countdown set before the loop to the window (`left = self.args.update_epochs`), counted
+    down once in the loop's own body and set back to the same value only where the step's test
+    holds: the micro-batch's place in its window, restarting with each epoch."""
+    if not (isinstance(reset, ast.Assign) and len(reset.targets) == 1 and dotted(reset.targets[0]) == counter):
+        return False
+    window = ast.dump(reset.value)
+    downs = [
+        stmt for stmt in loop.body
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Sub) and dotted(stmt.target) == counter
+        and isinstance(stmt.value, ast.Constant) and stmt.value.value == 1
+    ]
+    assignments = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
+    set_back = [
+        n for n in assignments
+        if isinstance(n, ast.Assign) and ast.dump(n.value) == window and any(n is m for m in ast.walk(test))
+    ]
+    return len(downs) == 1 and len(set_back) == 1 and len(assignments) == 2
 
 
 def _counts_across_epochs(model: "ModuleModel", loop: ast.For, counter: str) -> bool:
@@ -667,6 +707,27 @@ def _steps_after(model: "ModuleModel", loop: ast.For, optimizers: frozenset[str]
             for node in ast.walk(later):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step":
                     receiver = node.func.value
-                    if dotted(receiver) in optimizers or model.roles.of(receiver) is Role.SCALER:
+                    if (dotted(receiver) in optimizers or model.roles.of(receiver) is Role.SCALER) and not _never_after(model, loop, later, node):
                         return True
     return False
+
+
+def _never_after(model: "ModuleModel", loop: ast.For, later: ast.stmt, step: ast.Call) -> bool:
+    """The flush is under `if not left:` (or `left == 0`) on a countdown the loop sets back
+    (to anything but 0) in the branch where it reaches zero: after the loop it never is zero,
+    and the flush never runs."""
+    tests = [
+        s.test for s in ast.walk(later)
+        if isinstance(s, ast.If) and any(n is step for b in s.body for n in ast.walk(b))
+    ]
+    counters = {c for c in map(zero_test_of, tests) if c is not None}
+    return any(
+        isinstance(inner, ast.If) and zero_test_of(inner.test) == counter
+        and any(
+            isinstance(a, ast.Assign) and len(a.targets) == 1 and dotted(a.targets[0]) == counter
+            and not (isinstance(a.value, ast.Constant) and a.value.value == 0)
+            for a in inner.body
+        )
+        for counter in counters for inner in ast.walk(loop)
+    )
+
