@@ -334,3 +334,26 @@ def test_each_branch_that_accumulates_is_a_path_of_its_own():
     assert loop.accumulation is paths[0]
     plain_step = next(e for e in loop.of(Kind.STEP) if paths[1].covers(e))
     assert not paths[0].covers(plain_step) and plain_step.node.lineno == 24
+
+
+def test_a_step_method_calling_itself_is_read_without_end():
+    """A method whose loop calls the method itself (recursion, or a half-edited file) is its own
+    caller: whether callers switch the sync is asked of other functions only, a few levels up."""
+    model = model_of("""
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        class Trainer:
+            def __init__(self, model, optimizer):
+                self.model, self.optimizer = DDP(model), optimizer
+
+            def update(self, chunks):
+                for chunk in chunks:
+                    loss = self.model(**chunk) / len(chunks)
+                    loss.backward()
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+                self.update(chunks[1:])
+    """)
+    (loop,) = model.loops
+    assert loop.by_hand is not None and not loop.controls_sync
