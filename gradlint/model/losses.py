@@ -640,6 +640,9 @@ def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> b
     """`loss / len(preds)` where a loop over `preds` (or `range(len(preds))`, `enumerate(preds)`,
     `zip(preds, labels)`) adds one term to `loss` per item: the mean of the terms (subtoken losses, deep-supervision
     heads), not a division by the window."""
+    if isinstance(divisor, ast.Call) and dotted(divisor.func) == "max" and len(divisor.args) == 2 and not divisor.keywords:
+        counted = [a for a in divisor.args if not (isinstance(a, ast.Constant) and a.value == 1)]
+        divisor = counted[0] if len(counted) == 1 else divisor  # `max(len(terms), 1)`, kept from 0
     if not (
         isinstance(total, ast.Name) and isinstance(divisor, ast.Call) and dotted(divisor.func) == "len"
         and len(divisor.args) == 1
@@ -647,9 +650,18 @@ def _averages_its_terms(total: ast.expr, divisor: ast.expr, scope: ast.AST) -> b
         return False
     items = divisor.args[0]  # `preds`, or `set(perts)`: the same expression the loop runs over
     return any(
-        isinstance(loop, ast.For) and _iterates(loop, items)
-        and any(isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == total.id for s in ast.walk(loop))
+        isinstance(loop, ast.For) and _iterates(loop, items) and any(_adds_to(s, total.id) for s in ast.walk(loop))
         for loop in ast.walk(scope)
+    )
+
+
+def _adds_to(stmt: ast.AST, total: str) -> bool:
+    """`total += term` or `total = total + term`."""
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.op, ast.Add) and dotted(stmt.target) == total
+    return (
+        isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and dotted(stmt.targets[0]) == total
+        and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add) and dotted(stmt.value.left) == total
     )
 
 
@@ -671,11 +683,13 @@ def _adds_item_shares(stmt: ast.AugAssign, scope: ast.AST) -> ast.expr | None:
 
 
 def _iterates(loop: ast.For, items: ast.expr) -> bool:
-    """The loop runs once per item of `items` (`range(len(items))`, `enumerate(items)`, and
-    `zip(items, labels)` too)."""
+    """The loop runs once per item of `items` (`range(len(items))`, `enumerate(items)`,
+    `items.values()`, and `zip(items, labels)` too)."""
     over = loop.iter
     if isinstance(over, ast.Call) and dotted(over.func) in ("range", "enumerate") and len(over.args) == 1:
         over = over.args[0]
+    if isinstance(over, ast.Call) and isinstance(over.func, ast.Attribute) and over.func.attr in ("items", "values", "keys") and not over.args:
+        over = over.func.value  # a dict's entries, as many as `len(d)`
     iterated = over.args if isinstance(over, ast.Call) and dotted(over.func) == "zip" else [over]
     spelled = ast.dump(items)
     return any(
