@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.events import Event, Kind, is_apex_scale_loss
 from gradlint.model.guards import opposite
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, first_argument, parameters_owner
 from gradlint.model.roles import Role
 from gradlint.model.values import constant_setting
 
@@ -164,8 +164,7 @@ def apex_scaling(events: list[Event], clip: Event) -> ast.Call | None:
 
 def clipped_module(clip: Event) -> str | None:
     """The module a clip covers whole (`clip_grad_norm_(model.parameters(), ...)`): `model`."""
-    call = clip.node
-    return _module_of_parameters(call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "parameters"), None))
+    return parameters_owner(first_argument(clip.node, "parameters"))
 
 
 def may_update_part_of(model: "ModuleModel", optimizer: str, module: str, scope: ast.AST, line: int) -> bool:
@@ -175,13 +174,6 @@ def may_update_part_of(model: "ModuleModel", optimizer: str, module: str, scope:
     built, _, _ = model.values.reaching_value(ast.Name(optimizer), scope, line) if "." not in optimizer else (None, None, None)
     if not isinstance(built, ast.Call) or not built.args and not built.keywords:
         return False
-    given = built.args[0] if built.args else next((k.value for k in built.keywords if k.arg == "params"), None)
-    over = _module_of_parameters(given)
+    over = parameters_owner(first_argument(built, "params"))
     return over is None or over == module or over.startswith(f"{module}.")
 
-
-def _module_of_parameters(expr: ast.expr | None) -> str | None:
-    """`model.parameters()` -> `model`; None for anything else."""
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "parameters" and not expr.args:
-        return dotted(expr.func.value)
-    return None

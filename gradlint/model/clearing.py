@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, resolve_callee
 from gradlint.model.events import STEPS
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, first_argument, parameters_owner
 from gradlint.model.roles import Role
+from gradlint.model.values import built_only
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel, TrainingLoop
@@ -97,10 +98,27 @@ def _live_nodes(module: "ModuleModel", node: ast.AST):
             yield from ast.walk(statement)
 
 
-def clears_for(clearings: list[Clearing], optimizer: str, stepping: set[str]) -> bool:
+def clears_for(model: "ModuleModel", clearings: list[Clearing], optimizer: str, stepping: set[str]) -> bool:
     """Whether any clearing can clear `optimizer`'s gradients: one on that optimizer, one the
-    model cannot attribute, or one on a name this loop does not step (an alias, perhaps)."""
-    return any(c.optimizer in (None, optimizer) or c.optimizer not in stepping for c in clearings)
+    model cannot attribute, or one on a name this loop does not step (an alias, perhaps: not
+    when both are built here, each by its own constructor, as a GAN's two optimizers are)."""
+    return any(
+        c.optimizer in (None, optimizer) or c.optimizer not in stepping and not _apart(model, c.optimizer, optimizer)
+        for c in clearings
+    )
+
+
+def _apart(model: "ModuleModel", first: str, second: str) -> bool:
+    """Two optimizers built here, each by its own constructor, over the parameters of two
+    modules neither of which holds the other (`Adam(generator.parameters())`,
+    `Adam(evaluator.parameters())`): clearing one leaves the other's gradients."""
+    if not (built_only(model, first) and built_only(model, second)):
+        return False
+    owners = [{parameters_owner(first_argument(call, "params")) for call in model.roles.constructors[name]} for name in (first, second)]
+    if any(None in found for found in owners):
+        return False
+    return not any(a == b or a.startswith(f"{b}.") or b.startswith(f"{a}.") for a in owners[0] for b in owners[1])
+
 
 
 def clearing_of(model: "ModuleModel", node: ast.AST) -> Clearing | None:

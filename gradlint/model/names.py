@@ -132,3 +132,16 @@ def assigned_value(stmt: ast.stmt, name: str) -> ast.expr | None:
     if len(targets) == 1 and isinstance(targets[0], ast.Tuple) and isinstance(value, ast.Tuple) and len(value.elts) == len(targets[0].elts):
         return next((v for t, v in zip(targets[0].elts, value.elts) if dotted(t) == name), value)
     return value
+
+
+def parameters_owner(expr: ast.expr | None) -> str | None:
+    """`model` of `model.parameters()`: the module whose parameters the expression lists."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "parameters" and not expr.args:
+        return dotted(expr.func.value)
+    return None
+
+
+def first_argument(call: ast.Call, keyword: str) -> ast.expr | None:
+    """The call's first positional argument, else the one it passes as `keyword=` (`params`
+    of an optimizer's constructor, `parameters` of a clip)."""
+    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == keyword), None)

@@ -407,6 +407,13 @@ def class_body_values(cls: ast.ClassDef, field: str) -> list[ast.expr]:
     ]
 
 
+def built_only(model: "ModuleModel", name: str) -> bool:
+    """Every assignment of `name` in the module builds a new object (a constructor the roles
+    know: `torch.optim.Adam(...)`), none makes it an alias of another name."""
+    values = _assigned_anywhere(model).get(name, [])
+    return bool(values) and bool(model.roles.constructors.get(name)) and all(isinstance(v, ast.Call) for v in values)
+
+
 def _assigned_anywhere(model: "ModuleModel") -> dict[str, list[ast.expr]]:
     """Every value assigned to each dotted name, in any scope of the module."""
 

@@ -36,7 +36,7 @@ class MissingZeroGrad(Rule):
             for optimizer, its_steps in steps.items():
                 if _built_in_loop(model, loop, optimizer):
                     continue
-                relevant = [c for c in clearings if clears_for([c], optimizer, set(steps))]
+                relevant = [c for c in clearings if clears_for(model, [c], optimizer, set(steps))]
                 # the walk names a helper's `optimizer.zero_grad()` by what each call passes it
                 zeros = [z for z in loop.of(Kind.ZERO_GRAD) if z.optimizer is not None and _zeroed(optimizer, {z.optimizer})]
                 if zeros:
