@@ -35,7 +35,7 @@ class LossKeptWithGraph(Rule):
             for stmt, total, loss in _running_sums(model, loop.node, losses, _returning_their_loss(model, loop)):
                 if method and not total.startswith("self."):
                     continue
-                if id(stmt) in seen or _backpropagated(model, _holder(total)) or _reset_each_iteration(model, loop.node, stmt, total):
+                if id(stmt) in seen or _backpropagated(model, _holder(total), model.parents.scope_of(stmt)) or _reset_each_iteration(model, loop.node, stmt, total):
                     continue
                 seen.add(id(stmt))
                 name = dotted(loss) or model.source(loss)  # `train_step(batch)` returning its loss
@@ -295,12 +295,16 @@ def _plain_number(expr: ast.expr) -> bool:
     return isinstance(expr, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript))
 
 
-def _backpropagated(model: ModuleModel, total: str) -> bool:
-    """`total.backward()` (or a backward of anything computed from it) somewhere in the module."""
+def _backpropagated(model: ModuleModel, total: str, scope: ast.AST) -> bool:
+    """`total.backward()` (or a backward of anything computed from it): where the total lives,
+    in the function holding the sum for a local name (a helper's own `loss.backward()` is
+    another `loss`), anywhere in the module for an attribute."""
+    local = "." not in total
     return any(
         isinstance(call.func, ast.Attribute) and call.func.attr == "backward"
         and any(dotted(n) == total for n in ast.walk(call))
-        for _, call in iter_calls(model, ("backward",))
+        and (not local or model.parents.scope_of(stmt) is scope)
+        for stmt, call in iter_calls(model, ("backward",))
     )
 
 
