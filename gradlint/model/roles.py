@@ -60,6 +60,8 @@ def classify_constructor(qualname: str) -> Role | None:
     if last.endswith("DistributedDataParallel") or last == "DDP":  # mmcv's MMDistributedDataParallel is one too
         # apex's DDP has no no_sync(): it delays all-reduces its own way
         return None if qualname.startswith("apex.") else Role.DDP_MODEL
+    if last.endswith("ScheduleFree") or qualname.startswith("schedulefree."):
+        return Role.OPTIMIZER  # `schedulefree.AdamWScheduleFree`: an optimizer that needs no schedule
     if "lr_scheduler" in qualname or "schedule" in last.lower() or last.endswith("LR"):
         return Role.SCHEDULER
     if last == "Accelerator":
