@@ -18,7 +18,7 @@ from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_g
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches
 from gradlint.model.losses import loss_normalized
-from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
+from gradlint.model.names import BUILTIN_NAMES, dotted, first_argument, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.spelling import occurrences
 from gradlint.model.values import branch_setting, element_target
@@ -609,7 +609,24 @@ class EventWalker:
     def _clip(self, call: ast.Call, stmt: ast.stmt) -> None:
         if any(_infinite(threshold) for threshold in _thresholds(call)):
             return  # `clip_grad_norm_(params, float("inf"))` only measures the norm: it clips nothing
+        if self._clips_detached_leaves(call):
+            return  # gradient caching's representations, no parameter's gradients
         self._add(Kind.CLIP, call, stmt, threshold_scaled=self._threshold_scaled(call))
+
+    def _clips_detached_leaves(self, call: ast.Call) -> bool:
+        """`clip_grad_norm_(reps, ...)` where `reps = [r.detach().requires_grad_() for r in
+        reps]` (or a list of names so made): leaves cut from the graph to cache their
+        gradients (GradCache), whose clipping leaves every parameter's gradient alone."""
+        clipped = first_argument(call, "parameters")
+        names = clipped.elts if isinstance(clipped, (ast.List, ast.Tuple)) else [clipped]
+        table = self.frame.module.scope(self.frame.scope)
+
+        def detached_leaf(name: ast.expr | None) -> bool:
+            earlier = table.before(name.id, call.lineno) if isinstance(name, ast.Name) else []
+            value = getattr(earlier[-1], "value", None) if earlier else None  # the assignment that reaches the clip
+            return value is not None and _makes_detached_leaves(value)
+
+        return bool(names) and all(detached_leaf(n) for n in names)
 
     def _threshold_scaled(self, call: ast.Call) -> bool:
         """`clip_grad_norm_(params, max_norm * scaler.get_scale())`: a threshold multiplied by
@@ -1466,6 +1483,17 @@ def _interesting_nodes(roots: list[ast.AST]) -> list[ast.AST]:
     ]
     found.sort(key=lambda n: (n.lineno, n.col_offset))
     return found
+
+
+def _makes_detached_leaves(value: ast.expr) -> bool:
+    """`x.detach().requires_grad_()` (maybe for each item of a list): a fresh leaf tensor."""
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        value = value.elt
+    return (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "requires_grad_"
+        and isinstance(value.func.value, ast.Call) and isinstance(value.func.value.func, ast.Attribute)
+        and value.func.value.func.attr == "detach"
+    )
 
 
 def _conditional_sides(roots: list[ast.AST]) -> dict[int, tuple[tuple[ast.IfExp, bool], ...]]:
