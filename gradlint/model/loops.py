@@ -504,7 +504,8 @@ class TrainingLoop:
             for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
-        if not values and isinstance(factor, ast.Attribute) and dotted(factor.value) in parameter_names(self.scope):
+        owner = dotted(factor.value) if isinstance(factor, ast.Attribute) else None
+        if not values and owner not in (None, "self") and owner in parameter_names(self.scope):
             # `state.accumulate_grad_batches` of a settings object every caller hands over
             return _setting_of_one(self.model, factor, self.scope, factor.lineno)
         if not values and isinstance(factor, ast.Attribute):
