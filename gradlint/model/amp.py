@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.events import Event, Kind, is_apex_scale_loss
 from gradlint.model.guards import opposite
-from gradlint.model.names import dotted, first_argument, parameters_owner
+from gradlint.model.names import dotted, parameters_owner, within
 from gradlint.model.roles import Role
-from gradlint.model.values import constant_setting
+from gradlint.model.values import constant_setting, keyword
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -164,7 +164,7 @@ def apex_scaling(events: list[Event], clip: Event) -> ast.Call | None:
 
 def clipped_module(clip: Event) -> str | None:
     """The module a clip covers whole (`clip_grad_norm_(model.parameters(), ...)`): `model`."""
-    return parameters_owner(first_argument(clip.node, "parameters"))
+    return parameters_owner(keyword(clip.node, "parameters", 0))
 
 
 def may_update_part_of(model: "ModuleModel", optimizer: str, module: str, scope: ast.AST, line: int) -> bool:
@@ -174,6 +174,5 @@ def may_update_part_of(model: "ModuleModel", optimizer: str, module: str, scope:
     built, _, _ = model.values.reaching_value(ast.Name(optimizer), scope, line) if "." not in optimizer else (None, None, None)
     if not isinstance(built, ast.Call) or not built.args and not built.keywords:
         return False
-    over = parameters_owner(first_argument(built, "params"))
-    return over is None or over == module or over.startswith(f"{module}.")
-
+    over = parameters_owner(keyword(built, "params", 0))
+    return over is None or within(over, module)

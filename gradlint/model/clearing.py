@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, resolve_callee
 from gradlint.model.events import STEPS
-from gradlint.model.names import dotted, first_argument, parameters_owner
+from gradlint.model.names import dotted, parameters_owner, within
 from gradlint.model.roles import Role
-from gradlint.model.values import built_only
+from gradlint.model.values import built_only, keyword
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel, TrainingLoop
@@ -114,11 +114,10 @@ def _apart(model: "ModuleModel", first: str, second: str) -> bool:
     `Adam(evaluator.parameters())`): clearing one leaves the other's gradients."""
     if not (built_only(model, first) and built_only(model, second)):
         return False
-    owners = [{parameters_owner(first_argument(call, "params")) for call in model.roles.constructors[name]} for name in (first, second)]
+    owners = [{parameters_owner(keyword(call, "params", 0)) for call in model.roles.constructors[name]} for name in (first, second)]
     if any(None in found for found in owners):
         return False
-    return not any(a == b or a.startswith(f"{b}.") or b.startswith(f"{a}.") for a in owners[0] for b in owners[1])
-
+    return not any(within(a, b) or within(b, a) for a in owners[0] for b in owners[1])
 
 
 def clearing_of(model: "ModuleModel", node: ast.AST) -> Clearing | None:

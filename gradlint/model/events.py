@@ -18,10 +18,10 @@ from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_g
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches
 from gradlint.model.losses import loss_normalized
-from gradlint.model.names import BUILTIN_NAMES, dotted, first_argument, from_dotted, with_names_replaced
+from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.spelling import occurrences
-from gradlint.model.values import branch_setting, element_target
+from gradlint.model.values import branch_setting, element_target, keyword
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -404,9 +404,7 @@ class EventWalker:
         module = self.frame.module
         if not self._may_hold_events(min(r.lineno for r in roots), max(r.end_lineno for r in roots)):
             return
-        sides = module.memo(("conditional sides", id(stmt)), lambda: _conditional_sides(roots))
-        for node in module.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
-            taken = sides.get(id(node), ()) if sides else ()
+        for node, taken in module.memo(("scan", id(stmt)), lambda: _interesting_nodes(roots)):
             for expression, holds in taken:  # `scaler.scale(loss).backward() if amp else loss.backward()`
                 self.state.guards.append(self._guard(expression, holds))
             owner = switch_owner(node)
@@ -617,7 +615,7 @@ class EventWalker:
         """`clip_grad_norm_(reps, ...)` where `reps = [r.detach().requires_grad_() for r in
         reps]` (or a list of names so made): leaves cut from the graph to cache their
         gradients (GradCache), whose clipping leaves every parameter's gradient alone."""
-        clipped = first_argument(call, "parameters")
+        clipped = keyword(call, "parameters", 0)
         names = clipped.elts if isinstance(clipped, (ast.List, ast.Tuple)) else [clipped]
         table = self.frame.module.scope(self.frame.scope)
 
@@ -682,7 +680,7 @@ class EventWalker:
             self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)
             return
         if isinstance(closure, ast.Lambda):
-            for node in _interesting_nodes([closure.body]):
+            for node, _ in _interesting_nodes([closure.body]):
                 if isinstance(node, ast.Call):
                     self._call(node, stmt)
         elif not self._follow(_closure_call(self.frame.module, closure), at=call):
@@ -804,7 +802,7 @@ class EventWalker:
         self.frame = inner
         try:
             if isinstance(callee.function, ast.Lambda):
-                for node in _interesting_nodes([callee.function.body]):
+                for node, _ in _interesting_nodes([callee.function.body]):
                     if isinstance(node, ast.Call):
                         self._call(node, node)  # type: ignore[arg-type]
             else:
@@ -1474,14 +1472,18 @@ def switch_owner(node: ast.AST) -> ast.expr | None:
     return None
 
 
-def _interesting_nodes(roots: list[ast.AST]) -> list[ast.AST]:
-    """Calls and sync-control attributes under `roots`, in source order. The same statement is
+Sides = tuple[tuple[ast.IfExp, bool], ...]  # conditional expressions around a node, and its side of each
+
+
+def _interesting_nodes(roots: list[ast.AST]) -> list[tuple[ast.AST, Sides]]:
+    """Calls and sync-control attributes under `roots`, in source order, each with the sides of
+    the conditional expressions it sits on (`a() if flag else b()`). The same statement is
     scanned by every loop around it, so the model memoizes this per statement."""
     found = [
-        node for root in roots for node in _walk_expression(root)
+        (node, sides) for root in roots for node, sides in _walk_expression(root)
         if isinstance(node, ast.Call) or (isinstance(node, ast.Attribute) and node.attr in NO_SYNC_ATTRIBUTES)
     ]
-    found.sort(key=lambda n: (n.lineno, n.col_offset))
+    found.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
     return found
 
 
@@ -1496,33 +1498,17 @@ def _makes_detached_leaves(value: ast.expr) -> bool:
     )
 
 
-def _conditional_sides(roots: list[ast.AST]) -> dict[int, tuple[tuple[ast.IfExp, bool], ...]]:
-    """Nodes on one side of a conditional expression (`a() if flag else b()`): id -> the
-    conditional expressions around it, innermost last, with the side it is on (empty: none)."""
-    if not any(isinstance(n, ast.IfExp) for root in roots for n in _walk_expression(root)):
-        return {}
-    found: dict[int, tuple[tuple[ast.IfExp, bool], ...]] = {}
-    stack: list[tuple[ast.AST, tuple[tuple[ast.IfExp, bool], ...]]] = [(root, ()) for root in roots]
+def _walk_expression(root: ast.AST):
+    """(node, sides) of an expression or simple statement, not entering lambdas or
+    comprehensions' deferred bodies (they do not run here)."""
+    stack: list[tuple[ast.AST, Sides]] = [(root, ())]
     while stack:
         node, sides = stack.pop()
-        if sides:
-            found[id(node)] = sides
+        yield node, sides
         if isinstance(node, ast.IfExp):
             stack += [(node.test, sides), (node.body, (*sides, (node, True))), (node.orelse, (*sides, (node, False)))]
         elif not isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack += [(child, sides) for child in ast.iter_child_nodes(node)]
-    return found
-
-
-def _walk_expression(root: ast.AST):
-    """Nodes of an expression or simple statement, not entering lambdas or comprehensions'
-    deferred bodies (they do not run here)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend((child, sides) for child in ast.iter_child_nodes(node))
 
 
 def _is_grad(expr: ast.AST | None) -> bool:

@@ -151,23 +151,30 @@ def exclusive_flags(module: "ModuleModel", cls: ast.ClassDef, attribute: str) ->
     True`), so `if self.use_amp:` and `if self.accelerator:` never both hold. Read once per
     class and attribute."""
 
+    truthy = module.memo(("truthy attributes", id(cls)), lambda: _truthy_attributes(module, cls))
+    own = truthy.get(attribute, [])
+    if not own:
+        return frozenset()
+
     def compute() -> frozenset[str]:
-        truthy: dict[str, list[ast.stmt]] = {}
-        for method in module.methods(cls).values():
-            for name, statements in module.scope(method).assignments.items():
-                if name.startswith("self."):
-                    truthy.setdefault(name, []).extend(s for s in statements if _sets_truthy(s, name))
-        own = truthy.get(attribute, [])
-        if not own:
-            return frozenset()
         parents = module.parents
         return frozenset(
             name for name, statements in truthy.items()
-            if name != attribute and statements
-            and all(parents.on_other_branch(a, b.lineno) for a in own for b in statements)
+            if name != attribute and all(parents.on_other_branch(a, b.lineno) for a in own for b in statements)
         )
 
     return module.memo(("exclusive flags", id(cls), attribute), compute)
+
+
+def _truthy_attributes(module: "ModuleModel", cls: ast.ClassDef) -> dict[str, list[ast.stmt]]:
+    """`self.x` -> the class's statements setting it to a true value (none listed: never)."""
+    found: dict[str, list[ast.stmt]] = {}
+    for method in module.methods(cls).values():
+        for name, statements in module.scope(method).assignments.items():
+            setting = [s for s in statements if name.startswith("self.") and _sets_truthy(s, name)]
+            if setting:
+                found.setdefault(name, []).extend(setting)
+    return found
 
 
 def _sets_truthy(stmt: ast.stmt, name: str) -> bool:

@@ -141,7 +141,6 @@ def parameters_owner(expr: ast.expr | None) -> str | None:
     return None
 
 
-def first_argument(call: ast.Call, keyword: str) -> ast.expr | None:
-    """The call's first positional argument, else the one it passes as `keyword=` (`params`
-    of an optimizer's constructor, `parameters` of a clip)."""
-    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == keyword), None)
+def within(name: str, owner: str) -> bool:
+    """`model.head` is within `model` (and `model` within itself): a dotted name and its parts."""
+    return name == owner or name.startswith(f"{owner}.")

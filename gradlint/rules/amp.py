@@ -500,4 +500,3 @@ def _scaled_variable(model: ModuleModel, backward, scaler: str, loss: str) -> st
 
 def _scale_of(call: ast.Call, scaler: str) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == "scale" and dotted(call.func.value) == scaler
-

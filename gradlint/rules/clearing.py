@@ -9,6 +9,7 @@ from gradlint.fixplan import InsertStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.clearing import clearings_around, clears_for
 from gradlint.model.events import STEPS
+from gradlint.model.names import within
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run
@@ -76,9 +77,7 @@ def _zeroed(optimizer: str, zeroed: set[str | None]) -> bool:
     the wrapper's `pre_step`, while the loop steps `self.optimizer`), or the wrapper holding it
     (`optimizer.zero_grad()` of a wrapper whose method clears the `optimizer._optim` the loop
     steps), is cleared in the loop."""
-    return optimizer in zeroed or any(
-        name and (name.startswith(f"{optimizer}.") or optimizer.startswith(f"{name}.")) for name in zeroed
-    )
+    return any(name and (within(name, optimizer) or within(optimizer, name)) for name in zeroed)
 
 
 def _step_never_cleared(loop: TrainingLoop, steps, zeros, clearings):
