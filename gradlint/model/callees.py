@@ -96,7 +96,7 @@ def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -
             _closure(module, func.id, context.scope)
             or _module_function(module, func.id)
             or _callable_instance(module, func, context)
-            or _imported(module, func)
+            or _imported(module, func, context.scope)
             or _made_closure(module, func.id, context)
         )
     if isinstance(func, ast.Attribute):
@@ -106,7 +106,7 @@ def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -
             return method or _callable_instance(module, func, context)
         if _is_super_call(owner) and context.cls is not None:
             return find_method(module, context.cls, func.attr, skip_own=True)
-        return _imported(module, func) or _instance_method(module, owner, call, context)
+        return _imported(module, func, context.scope) or _instance_method(module, owner, call, context)
     return None
 
 
@@ -361,13 +361,18 @@ def _callable_instance(module: "ModuleModel", func: ast.expr, context: CallConte
 def module_forwards(module: "ModuleModel", call: ast.Call, context: CallContext) -> list[Callee]:
     """The `forward`s an nn.Module object of the project may run when called (`self.net(x)` where
     `self.net = Net()`, `self(x)` in a method of the module itself, `model(x)` where every caller
-    passes a `Net()`, one per class where branches build different ones): for questions about
-    the value it returns, not about gradient events."""
-    if isinstance(call.func, ast.Name) and call.func.id == "self" and context.cls is not None:
-        classes = [(module, context.cls)]
+    passes a `Net()`, one per class where branches build different ones), or the methods
+    `obj.method(x)` may run on such an object (`discriminator.classify(x)` where every caller
+    passes a `Discriminator()`): for questions about the value it returns, not about gradient
+    events."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "self" and context.cls is not None:
+        classes, name = [(module, context.cls)], "forward"
+    elif isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and func.value.id == "self"):
+        classes, name = _instance_classes(module, func.value, context, follow_callers=True), func.attr
     else:
-        classes = _instance_classes(module, call.func, context, follow_callers=True)
-    found = [find_method(owner, cls, "forward") for owner, cls in {id(c[1]): c for c in classes}.values()]
+        classes, name = _instance_classes(module, func, context, follow_callers=True), "forward"
+    found = [find_method(owner, cls, name) for owner, cls in {id(c[1]): c for c in classes}.values()]
     return [f for f in found if f is not None] if all(found) else []
 
 
@@ -375,7 +380,7 @@ def _instance_method(module: "ModuleModel", owner: ast.expr, call: ast.Call, con
     """`trainer.backward(loss)` where `trainer = MixedPrecisionTrainer(...)` (also an
     attribute of `self`, or a parameter every caller passes one for)."""
     name = call.func.attr
-    if isinstance(owner, ast.Name) and module.imports.origin(owner.id) is not None:
+    if isinstance(owner, ast.Name) and names_import(module, owner.id, context.scope):
         return None  # a module or class imported by name, not an instance
     # `batch.to(device)`, `model.train()`: not worth asking every caller what it passes
     follow = _may_touch_gradients(module, name)
@@ -634,15 +639,24 @@ def _is_parameter(function: ast.AST, name: str) -> bool:
     return name in parameter_names(function)
 
 
-def _imported(module: "ModuleModel", func: ast.expr) -> Callee | None:
+def _imported(module: "ModuleModel", func: ast.expr, scope: ast.AST) -> Callee | None:
     project = module.project
     if project is None:
         return None
     name = dotted(func)
-    if name is None or module.imports.origin(name.partition(".")[0]) is None:
+    if name is None or not names_import(module, name.partition(".")[0], scope):
         return None  # not a name the module imported
     # the same call is resolved by every walk that reaches it
     return module.memo(("imported", id(func)), lambda: project.function(module, module.imports.qualname(func)))
+
+
+def names_import(module: "ModuleModel", name: str, scope: ast.AST) -> bool:
+    """Whether `name` in `scope` is what the module imported under it: a parameter or local of
+    the same name shadows the import (`def train(discriminator, ...)` in a module that imports
+    `discriminator`: the argument is an instance, not the module)."""
+    if module.imports.origin(name) is None:
+        return False
+    return scope is module.tree or not (name in parameter_names(scope) or name in module.scope(scope).assignments)
 
 
 def _is_super_call(expr: ast.expr) -> bool:
