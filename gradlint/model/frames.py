@@ -77,7 +77,7 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
     if isinstance(expr, ast.IfExp):
         return either(role_in_frame(frame, expr.body, assigning), role_in_frame(frame, expr.orelse, assigning))
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
-        return _keyed_role(frame, expr.value, expr.slice.value, 0, assigning)
+        return _keyed_role(frame, expr.value, expr.slice.value, 0, assigning) or frame.module.roles.of_entry(expr)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in RETURNS_SELF:
         return role_in_frame(frame, expr.func.value, assigning)  # `model.to(rank)` is the model
     name = dotted(expr)

@@ -587,13 +587,26 @@ def _inner_loop_accumulation(
     steps: list[Event], backwards: list[Event], path: Event | None, micro_batches_cut: Callable[[ast.For], ast.expr | None]
 ) -> Accumulation | None:
     """Backward passes all inside one inner loop, the steps after it: the loop's items are the
-    window (micro-batches where the loop says so, items of unknown kind otherwise)."""
-    inner = {id(b.loops[-1]): b.loops[-1] for b in backwards if b.loops}
-    if not backwards or len(inner) != 1 or not all(b.loops for b in backwards):
+    window (micro-batches where the loop says so, items of unknown kind otherwise). Where the
+    innermost loop tells no window (a sequence cut into segments, each backpropagated), the loop
+    around it may (`for micro in range(acc_steps): for idx in range(0, T, seg): ...`)."""
+    if not backwards or not all(b.loops for b in backwards):
         return None
-    loop = next(iter(inner.values()))
-    if any(loop in s.loops for s in steps):
-        return None
+    for depth in range(1, min(len(b.loops) for b in backwards) + 1):
+        inner = {id(b.loops[-depth]): b.loops[-depth] for b in backwards}
+        if len(inner) != 1:
+            return None
+        loop = next(iter(inner.values()))
+        if any(loop in s.loops for s in steps):
+            return None
+        found = _loop_accumulation(loop, path, micro_batches_cut)
+        if found is not None:
+            return found
+    return None
+
+
+def _loop_accumulation(loop: ast.AST, path: Event | None, micro_batches_cut: Callable[[ast.For], ast.expr | None]) -> Accumulation | None:
+    """The window of the micro-batch loop `loop` that the steps follow."""
     if any(isinstance(stmt, (ast.Return, ast.Break)) for stmt in getattr(loop, "body", ())):
         return None  # its body leaves the loop on the first pass: one micro-batch, no window
     factor = _micro_batch_count(loop)

@@ -85,6 +85,7 @@ class Roles:
         self._imports = model.imports
         self._model = model
         self.constructors: dict[str, list[ast.Call]] = defaultdict(list)  # name -> calls that built it
+        self._entries: dict[str, Role] = {}  # a dict whose every entry was rewrapped -> their role
         imports = model.imports
         built: list[tuple[list[ast.expr], ast.Call]] = []
         inherited: list[tuple[list[ast.expr], ast.stmt, str]] = []  # `self.net = self.model_to_device(net)` of a base class
@@ -119,6 +120,7 @@ class Roles:
                         continue  # `DDP = False` at the top, then `if DDP: model = DDP(model)`: never built
                     if role:
                         self._assign(targets, role)
+                        self._assign_entries(model, node, targets, role)
                         for name in filter(None, map(dotted, targets)):
                             self.constructors[name].append(constructor)
                             built_at[name].append((model.parents.scope_of(node), node.lineno))
@@ -137,6 +139,7 @@ class Roles:
                     elif qualname and model.project is not None:
                         elsewhere.append((targets, qualname))
         self._kept_on_self(model, built_at)
+        self._read_out_of_entries(model)
         for targets, qualname in elsewhere:  # `model = smart_DDP(model)` from utils/torch_utils.py
             returned = model.project.returned_roles(model, qualname)
             self._from_returns(targets, [tuple(Role(r) if r else None for r in returned)] if returned else [])
@@ -176,6 +179,15 @@ class Roles:
             scope = model.parents.scope_of(node)
             if any(where is scope and line < node.lineno for where, line in built_at.get(local, ())):
                 self._assign(node.targets, self._roles[local])
+
+    def _read_out_of_entries(self, model: "ModuleModel") -> None:
+        """`model = self.modules["model"]` of a dict whose every entry was rewrapped: the name
+        holds what the entries hold."""
+        if not self._entries:
+            return
+        for node in model.statements:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) and (role := self.of_entry(node.value)):
+                self._assign(node.targets, role)
 
     def _from_prepare(self, targets: list[ast.expr], call: ast.Call, usage: dict[str, set[str]]) -> None:
         """`model, optimizer, loader = accelerator.prepare(model, optimizer, loader)`: what it
@@ -261,8 +273,24 @@ class Roles:
                 self._roles[name] = role
 
     def of(self, expr: ast.AST) -> Role | None:
+        if isinstance(expr, ast.Subscript):
+            return self.of_entry(expr)
         name = dotted(expr)
         return self._roles.get(name) if name else None
+
+    def of_entry(self, expr: ast.Subscript) -> Role | None:
+        """The role of any entry of a dict whose every entry the module rewrapped
+        (`self.modules["model"]`)."""
+        container = dotted(expr.value)
+        return self._entries.get(container) if container else None
+
+    def _assign_entries(self, model: "ModuleModel", stmt: ast.stmt, targets: list[ast.expr], role: Role) -> None:
+        """`for k in self.modules.keys(): self.modules[k] = DDP(self.modules[k], ...)`: every
+        entry of the dict now holds a `role` object, whichever key reads it."""
+        for target in targets:
+            container = dotted(target.value) if isinstance(target, ast.Subscript) else None
+            if container and any(_loops_over_keys(loop, container, target.slice) for loop in model.parents.chain(stmt)):
+                self._entries[container] = role
 
     def named_role(self, name: str) -> Role | None:
         return self._roles.get(name)
@@ -394,6 +422,18 @@ def _method_usage(model: "ModuleModel") -> dict[str, set[str]]:
                     if receiver:
                         methods[receiver].add(node.func.attr)
     return methods
+
+
+def _loops_over_keys(loop: ast.stmt, container: str, key: ast.expr) -> bool:
+    """Whether `loop` is `for key in container` (or `.keys()`, or `for key, _ in .items()`)."""
+    if not isinstance(loop, ast.For) or not isinstance(key, ast.Name):
+        return False
+    target, iterated = loop.target, loop.iter
+    if isinstance(target, ast.Tuple) and target.elts and isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "items":
+        target = target.elts[0]
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr in ("keys", "items") and not iterated.args:
+        iterated = iterated.func.value
+    return isinstance(target, ast.Name) and target.id == key.id and dotted(iterated) == container
 
 
 def _constructors(value: ast.expr):

@@ -20,7 +20,7 @@ from gradlint.model.callees import CallContext, bind_arguments, callers, class_o
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Event, Kind, manual_optimization
 from gradlint.model.flags import zero_test_of
-from gradlint.model.frames import passed_for
+from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 # a bound named for the length of one pass over the data (`steps_per_epoch`, `num_batches`)
 EPOCH_LENGTH = re.compile(r"per_epoch|^(?:num|n)_batches$|^batches_per|^epoch_(?:steps|iters|length|size)$")
 PROGRESS_WRAPPERS = frozenset({"tqdm", "track", "progress_bar", "progressbar", "auto"})
+WEBDATASET_STREAMS = ("WebDataset", "WebLoader", "ResampledShards", "DataPipeline")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class EpochTail:
     cleared_before: bool  # cleared before the loop (or every micro-batch): the tail is dropped, not carried
     count: str | None = None  # the number of micro-batches as code, where there is no loop to take len() of
     restarts: bool = False  # a window's own count, set back at each step: no index of the epoch to test
+    sized: bool = True  # `len()` of the source works (a WebDataset stream has none)
 
     def length(self, model: "ModuleModel") -> str:
         """The epoch's number of micro-batches, as code (`len(DataLoader(...))` for a loader the
@@ -54,7 +56,7 @@ class EpochTail:
         """The index as code, counted so that it equals the length on the epoch's last
         micro-batch (`i + 1` from 0, `i` from 1); None when it cannot be written (nor the length
         of a loader the loop's header builds, without building another)."""
-        if self.start not in (0, 1) or self.restarts or isinstance(self.source, ast.Call):
+        if self.start not in (0, 1) or self.restarts or isinstance(self.source, ast.Call) or not self.sized:
             return None
         return f"{self.counter} + 1" if self.start == 0 else self.counter
 
@@ -101,7 +103,8 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         accumulation.runs_every_micro_batch(z) or restarts and _at_window_start(model, node, z, counter)
         for z in loop.of(Kind.ZERO_GRAD)
     )
-    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts)
+    sized = not (isinstance(source, ast.Name) and _unsized(_stream_calls(model, source, model.parents.scope_of(node), node.lineno)))
+    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized)
 
 
 def _lightning_tail(model: "ModuleModel", function: ast.FunctionDef, counter: str) -> EpochTail | None:
@@ -345,7 +348,8 @@ def _rebased(body: list[ast.stmt], index: str) -> bool:
 
 def _endless(model: "ModuleModel", loop: ast.For, source: ast.expr) -> bool:
     """`loader = MetaLoader(...)` (maybe wrapped again under the same name) whose class's
-    `__iter__` yields in a `while True:` it never leaves: an endless stream has no epoch to end."""
+    `__iter__` yields in a `while True:` it never leaves, or a loader over a resampled
+    WebDataset: an endless stream has no epoch to end."""
     if not isinstance(source, ast.Name):
         return False
     scope = model.parents.scope_of(loop)
@@ -354,7 +358,42 @@ def _endless(model: "ModuleModel", loop: ast.For, source: ast.expr) -> bool:
         method = find_method(*built, "__iter__") if built is not None else None
         if method is not None and any(_loops_forever(n) for n in ast.walk(method.function)):
             return True
-    return False
+    return _resampled(_stream_calls(model, source, scope, loop.lineno))
+
+
+def _stream_calls(model: "ModuleModel", source: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> list[ast.Call]:
+    """The calls building the loader `source` names, here or where the callers build what they
+    pass, and those building the dataset named by a first argument (`wds.WebLoader(dataset, ...)`
+    where `dataset = wds.WebDataset(urls, resampled=True).shuffle(1000)`)."""
+    found: list[ast.Call] = []
+    for owner, handed, there, at in handed_over(model, source, scope, line):
+        value, value_scope, value_line = owner.values.reaching_value(handed, there, at) if dotted(handed) else (handed, there, at)
+        calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)] if value is not None else []
+        found += calls
+        for given in {c.args[0].id: c.args[0] for c in calls if c.args and isinstance(c.args[0], ast.Name)}.values():
+            found += _stream_calls(owner, given, value_scope, value_line, depth + 1) if depth < 2 else []
+    return found
+
+
+def _called_as(call: ast.Call, *names: str) -> bool:
+    """The call's last name is one of `names` (`wds.WebLoader(...).with_epoch(n)`: `with_epoch`)."""
+    func = call.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in names
+
+
+def _resampled(calls: list[ast.Call]) -> bool:
+    """Shards drawn with replacement for ever (`WebDataset(urls, resampled=True)`,
+    `ResampledShards(urls)`), unless `.with_epoch(n)` cuts the stream into epochs."""
+    def resampling(call: ast.Call) -> bool:
+        flag = any(k.arg == "resampled" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+        return _called_as(call, "ResampledShards") or _called_as(call, "WebDataset") and flag
+
+    return any(map(resampling, calls)) and not any(_called_as(c, "with_epoch") for c in calls)
+
+
+def _unsized(calls: list[ast.Call]) -> bool:
+    """A WebDataset stream has no `len()` unless `.with_length(n)` gives it one."""
+    return any(_called_as(c, *WEBDATASET_STREAMS) for c in calls) and not any(_called_as(c, "with_length") for c in calls)
 
 
 def _loops_forever(node: ast.AST) -> bool:

@@ -4197,3 +4197,63 @@ def test_a_sigmoid_two_imports_away_from_the_trainer_reaches_its_bce_loss(workdi
     project(workdir, files)
     run = gradlint("check", "--select", "GL503", "--format", "concise", "train.py")
     assert codes(run) == [("train.py", "GL503")], run.stdout
+
+
+SEQUENCE_DISCRIMINATOR = """
+import torch
+import torch.nn as nn
+
+
+class Discriminator(nn.Module):
+    def __init__(self, vocab_size, hidden_dim):
+        super().__init__()
+        self.embeddings = nn.Embedding(vocab_size, hidden_dim)
+        self.gru = nn.GRU(hidden_dim, hidden_dim, batch_first=True)
+        self.hidden2out = nn.Linear(hidden_dim, 1)
+
+    def forward(self, inp):
+        _, hidden = self.gru(self.embeddings(inp))
+        out = self.hidden2out(hidden[-1])
+        return OUTPUT
+
+    def classify(self, inp):
+        out = self.forward(inp)
+        return out.view(-1)
+"""
+
+SEQUENCE_GAN_TRAIN = """
+import torch
+import torch.nn as nn
+import torch.optim as optim
+
+import discriminator
+
+
+def train_discriminator(discriminator, dis_opt, batches):
+    for inp, target in batches:
+        dis_opt.zero_grad()
+        out = discriminator.classify(inp)
+        loss_fn = nn.BCELoss()
+        loss = loss_fn(out, target)
+        loss.backward()
+        dis_opt.step()
+
+
+if __name__ == "__main__":
+    dis = discriminator.Discriminator(5000, 64)
+    dis_optimizer = optim.Adagrad(dis.parameters())
+    train_discriminator(dis, dis_optimizer, [])
+"""
+
+
+def test_a_parameter_named_like_an_imported_module_is_the_object_its_callers_pass(workdir, gradlint):
+    """SeqGAN style: `train_discriminator(discriminator, ...)` in a script that also imports the
+    module `discriminator`; the parameter is the `Discriminator()` the caller passes, whose
+    `classify` returns its sigmoid-ending forward: BCELoss on it is GL503 (not a module's function,
+    unknown); silent where the forward returns the logits."""
+    files = {"discriminator.py": SEQUENCE_DISCRIMINATOR.replace("OUTPUT", "torch.sigmoid(out)"), "train.py": SEQUENCE_GAN_TRAIN}
+    project(workdir, files)
+    run = gradlint("check", "--no-cache", "--select", "GL503", "--format", "concise", "train.py")
+    assert codes(run) == [("train.py", "GL503")], run.stdout
+    (workdir / "discriminator.py").write_text(textwrap.dedent(SEQUENCE_DISCRIMINATOR.replace("OUTPUT", "out")))
+    assert codes(gradlint("check", "--no-cache", "--select", "GL503", "--format", "concise", "train.py")) == []
