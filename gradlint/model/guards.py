@@ -83,12 +83,13 @@ class FlagSet:
     until: int  # the flag's next assignment after it, or the function's end
 
     def rules_out(self, guard: "Guard") -> bool:
-        test, holds = _positive(guard.test, guard.holds)
-        return (
+        """The guard's side needs the flag the other way: its test, or a term of the `and` it
+        holds (`if not skip_backward and not skip_step:`)."""
+        tests = _terms(guard) if guard.holds else [(guard.test, guard.holds)]
+        return any(
             isinstance(test, ast.Name) and test.id == self.name and holds != self.value
-            and self.after < guard.node.lineno < self.until
-            and any(node is guard.node for node in ast.walk(self.scope))
-        )
+            for test, holds in (_positive(t, h) for t, h in tests)
+        ) and self.after < guard.node.lineno < self.until and any(node is guard.node for node in ast.walk(self.scope))
 
 
 def flags_set(stmt: ast.If, holds: bool, assignments: dict[str, list[ast.stmt]], scope: ast.AST) -> tuple[FlagSet, ...]:

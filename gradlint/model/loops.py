@@ -918,6 +918,20 @@ def _inside_the_window(guard: Guard, step_guard: Guard) -> bool:
     return _same_window(guard.inside_window, step_guard.boundary)
 
 
+def counted_between(model: "ModuleModel", earlier: Guard, later: Guard) -> bool:
+    """The window's counter is counted between two tests spelled alike (`if n % N == 0:
+    zero_grad()` ... `n += 1` ... `if n % N == 0: step()`): the earlier holds on the micro-batch
+    after the later's, the first of the next window."""
+    scope = model.parents.scope_of(earlier.node)
+    if later.boundary is None or scope is not model.parents.scope_of(later.node) or scope is earlier.node:
+        return False
+    assigned = model.scope(scope).assignments
+    return any(
+        earlier.node.end_lineno < stmt.lineno < later.node.lineno
+        for counter in later.boundary.counters for stmt in assigned.get(counter, ())
+    )
+
+
 def _same_window(one: Boundary | None, other: Boundary | None) -> bool:
     """Two tests of one window: the same counters, the same factor."""
     return one is not None and other is not None and one.counters == other.counters and ast.dump(one.factor) == ast.dump(other.factor)

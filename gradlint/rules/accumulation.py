@@ -9,6 +9,7 @@ from gradlint.fixplan import FixPlan, MoveStatement, RemoveStatement, ReplaceExp
 from gradlint.model import Kind, ModuleModel
 from gradlint.model.guards import negated_source
 from gradlint.model.learning_rates import divides_learning_rate
+from gradlint.model.loops import counted_between
 from gradlint.model.losses import running_counter_divisor
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move
@@ -109,7 +110,7 @@ class ZeroGradInsideAccumulation(Rule):
                     "since the last zero_grad, not the whole window"
                 )
                 yield Finding(self.code, model.span(zero.anchor), message, self._fix(model, loop, zero, steps))
-            for zero, cleared in _cleared_before_the_last_backward(loop, accumulation, steps):
+            for zero, cleared in _cleared_before_the_last_backward(model, loop, accumulation, steps):
                 guard = zero.boundary_guard
                 test = model.inline_source(guard.test) if guard.holds else negated_source(guard.test)
                 message = (
@@ -140,13 +141,15 @@ class ZeroGradInsideAccumulation(Rule):
         return FixPlan(f"Move {code(model, zero)} after the step", (operation,)) if operation else None
 
 
-def _cleared_before_the_last_backward(loop, accumulation, steps):
+def _cleared_before_the_last_backward(model, loop, accumulation, steps):
     """(clear, the step it spoils) for `if i % N == 0: zero_grad()` before the backward and
     `if i % N == 0: step()` after it: on the window's last micro-batch the clear comes first."""
     backwards = [b for b in loop.on_path(Kind.BACKWARD) if accumulation.runs_every_micro_batch(b)]
     for zero in loop.on_path(Kind.ZERO_GRAD):
         if zero.inlined or not accumulation.on_the_steps_micro_batch(zero):
             continue  # (a helper's clear is spelled with its own names: which optimizer it clears is not read)
+        if counted_between(model, zero.boundary_guard, accumulation.guard):
+            continue  # the count moved on between the two tests: the clear opens the next window
         stepped = [s for s in steps if accumulation.on_the_steps_micro_batch(s) and s.optimizer in (zero.optimizer, zero.target)]
         if stepped and any(zero.order < b.order < stepped[-1].order for b in backwards):
             yield zero, stepped[-1]
