@@ -393,7 +393,7 @@ class ModuleModel:
         helpers = self.gradient_helper_names
         if helpers is None:
             return list(range(1, len(self.lines) + 1))
-        ddp_models = [name.rsplit(".", 1)[-1] for name in self.roles.named(Role.DDP_MODEL)]
+        ddp_models = [name.rsplit(".", 1)[-1] for name in (*self.roles.named(Role.DDP_MODEL), *self.roles.entries())]
         offsets = [*occurrences(self.text, {*GRADIENT_WORDS, *helpers, *ddp_models})]
         return sorted({self.line_at(offset) for offset in offsets})
 

@@ -585,7 +585,7 @@ class EventWalker:
         elif "grads" in last and any(w in last for w in ("multiply", "scale", "div", "rescale")):
             self._add(Kind.GRAD_RESCALE, call, stmt)
         elif self._role(func) is Role.DDP_MODEL:
-            self._add(Kind.FORWARD, call, stmt, target=self._name(func))
+            self._add(Kind.FORWARD, call, stmt, target=self._name(func) or self._entry_name(func))
         elif self._calls_a_clipper(func, call):
             self._clip(call, stmt)
         elif not self._follow(call, stmt=stmt):
@@ -835,6 +835,13 @@ class EventWalker:
 
     def _role(self, expr: ast.expr) -> Role | None:
         return role_in_frame(self.frame, expr)
+
+    def _entry_name(self, expr: ast.expr) -> str | None:
+        """The unit's spelling of an entry of a dict of models (`self.modules["encoder"]`)."""
+        if not isinstance(expr, ast.Subscript):
+            return None
+        container = self._name(expr.value)
+        return f"{container}[{self.frame.module.source(expr.slice)}]" if container else None
 
     def _name(self, expr: ast.expr) -> str | None:
         """The unit's spelling of a name written in a helper (`optimizer` -> `self.optimizer`)."""

@@ -277,7 +277,7 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             value = resolve(name)
             return _boundary(value, resolve, depth + 1) if value is not None else (True, None)
         case ast.Compare(left=left, ops=[op], comparators=[right]):
-            return _compare_boundary(left, op, right)
+            return _compare_boundary(_remainder(left, resolve), op, _remainder(right, resolve))
         case ast.IfExp(test=inner, body=ast.Constant(value=when_true), orelse=ast.Constant(value=when_false)) if (
             {when_true, when_false} == {True, False} and isinstance(when_true, bool)
         ):
@@ -291,6 +291,14 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             # `if self._should_step():` -- what the helper returns
             return _boundary(value, resolve, depth + 1)
     return True, None
+
+
+def _remainder(expr: ast.expr, resolve: Resolver) -> ast.expr:
+    """A name holding a window's remainder (`pending = (i + 1) % N`, then `if pending == 0:`)
+    stands for it; anything else is itself."""
+    name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+    value = resolve(name) if name is not None else None
+    return value if value is not None and _is_modulo(value) else expr
 
 
 def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[bool, Boundary | None]:

@@ -120,7 +120,6 @@ class Roles:
                         continue  # `DDP = False` at the top, then `if DDP: model = DDP(model)`: never built
                     if role:
                         self._assign(targets, role)
-                        self._assign_entries(model, node, targets, role)
                         for name in filter(None, map(dotted, targets)):
                             self.constructors[name].append(constructor)
                             built_at[name].append((model.parents.scope_of(node), node.lineno))
@@ -181,8 +180,17 @@ class Roles:
                 self._assign(node.targets, self._roles[local])
 
     def _read_out_of_entries(self, model: "ModuleModel") -> None:
-        """`model = self.modules["model"]` of a dict whose every entry was rewrapped: the name
+        """`for k in self.modules: self.modules[k] = DDP(self.modules[k], ...)` (or a local
+        wrapped first, `module = DDP(module); self.model[name] = module`): every entry of the
+        dict now holds a DDP model, whichever key reads it; and `model = self.modules["model"]`
         holds what the entries hold."""
+        for node in model.statements:
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            container = dotted(target.value) if isinstance(target, ast.Subscript) else None
+            if container and self.of_value(node.value) is Role.DDP_MODEL and any(
+                _loops_over_keys(loop, container, target.slice) for loop in model.parents.chain(node)
+            ):
+                self._entries[container] = Role.DDP_MODEL
         if not self._entries:
             return
         for node in model.statements:
@@ -284,13 +292,9 @@ class Roles:
         container = dotted(expr.value)
         return self._entries.get(container) if container else None
 
-    def _assign_entries(self, model: "ModuleModel", stmt: ast.stmt, targets: list[ast.expr], role: Role) -> None:
-        """`for k in self.modules.keys(): self.modules[k] = DDP(self.modules[k], ...)`: every
-        entry of the dict now holds a `role` object, whichever key reads it."""
-        for target in targets:
-            container = dotted(target.value) if isinstance(target, ast.Subscript) else None
-            if container and any(_loops_over_keys(loop, container, target.slice) for loop in model.parents.chain(stmt)):
-                self._entries[container] = role
+    def entries(self) -> list[str]:
+        """The dicts whose every entry holds a DDP model (`self.modules`)."""
+        return list(self._entries)
 
     def named_role(self, name: str) -> Role | None:
         return self._roles.get(name)

@@ -65,7 +65,7 @@ class DdpAccumulationWithoutNoSync(Rule):
             # a model that may run bare (wrapped on some paths only, or given by callers) has no
             # `no_sync()` then: the fix asks for it, else syncs as before
             in_fix = no_sync if accelerator or ddp in roles.surely_ddp else f'getattr({ddp}, "no_sync", contextlib.nullcontext)()'
-            fix = None if several else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], no_sync, in_fix)
+            fix = None if several or ddp is None else _wrap_fix(model, loop, accumulation, forwards[0], backwards[-1], no_sync, in_fix)
             yield Finding(self.code, model.span(where), message, fix)
 
 

@@ -17,6 +17,6 @@ for epoch in range(20):
         out = model(src, tgt[:, :-1])
         loss = criterion(out.reshape(-1, out.size(-1)), tgt[:, 1:].reshape(-1))
         loss.backward()  # expect: GL201
-        if micro_step == accum_steps - 1:
+        if micro_step == accum_steps - 1:  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()

@@ -17,6 +17,6 @@ for epoch in range(20):
         out = model(src, tgt[:, :-1])
         loss = criterion(out.reshape(-1, out.size(-1)), tgt[:, 1:].reshape(-1))
         (loss / accum_steps).backward()  # expect: GL201
-        if micro_step == accum_steps - 1:
+        if micro_step == accum_steps - 1 or i + 1 == len(loader):  # expect: GL205
             optimizer.step()
             optimizer.zero_grad()
