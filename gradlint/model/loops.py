@@ -520,6 +520,14 @@ class TrainingLoop:
         passed = passed_for(self.model, self.scope, factor, factor.lineno) if isinstance(factor, ast.Name) else None
         return bool(passed) and all(_setting_of_one(module, argument, scope, line) for module, argument, scope, line in passed)
 
+    def _star_imported(self, owner: str | None) -> bool:
+        """A plain name this module neither binds nor imports by name: a star import may bring it."""
+        return (
+            owner is not None and "." not in owner and self.model.project is not None
+            and not self.model.scope(self.scope).assignments.get(owner) and not self.model.scope(self.model.tree).assignments.get(owner)
+            and owner not in parameter_names(self.scope) and owner not in self.model.classes and owner not in self.model.functions
+        )
+
     def _config_default(self, factor: ast.Attribute) -> list[ast.expr]:
         """`args.grad_accum` where `args = TrainConfig()`, or `CFG.grad_accum` of a namespace
         class `CFG` of this module (a notebook's settings): the value the class's body gives the
@@ -530,6 +538,8 @@ class TrainingLoop:
             if reassigned(self.model, dotted(factor)):
                 return []  # `CFG.accum_iter = args.accum` here
             return self.model.project.setting(self.model, f"{imported}.{factor.attr}")  # `config.ACCUM_STEPS` of a project module
+        if self._star_imported(owner):
+            return self.model.project.star_setting(self.model, owner, factor.attr)  # `cfg.accum` of `from cfg import *`
         if isinstance(factor.value, ast.Name) and self.model.classes.get(factor.value.id) is not None:
             built = (self.model, self.model.classes[factor.value.id])
         elif reassigned(self.model, dotted(factor)):

@@ -1269,7 +1269,7 @@ class ProjectContext:
         """`config.ACCUMULATION_STEPS` read from project module `config`: the values its top
         level gives the name, when no other code of it assigns it; `CFG.accum_iter` of a
         namespace class `CFG` there, the values the class's body gives the field ([] otherwise)."""
-        from gradlint.model.values import class_setting, module_setting
+        from gradlint.model.values import class_setting, module_setting, reassigned
 
         located = self._locate(module, qualname)
         if located is None or len(located[1]) not in (1, 2):
@@ -1283,7 +1283,24 @@ class ProjectContext:
                 return []  # `setattr(config, key.upper(), value)` from a YAML file, `config.X = ...`
             return module_setting(other, located[1][0])
         owner, field = located[1]
-        return class_setting(other, other.classes[owner], field) if owner in other.classes else []
+        if owner in other.classes:
+            return class_setting(other, other.classes[owner], field)
+        # `cfg = CFG()` at the top of that module: the instance's field is the class's, unless
+        # something sets it on the instance (there, or in a module importing it)
+        built = _sole_instance(other, owner)
+        if built is None or reassigned(other, f"{owner}.{field}") or self.project.rebinds_setting(located[0], field):
+            return []
+        return class_setting(other, built, field)
+
+    def star_setting(self, module: "ModuleModel", owner: str, field: str) -> list[ast.expr]:
+        """`cfg.accumulation_steps` where `cfg` comes from `from cfg import *` (the last star
+        import defining it wins, as in Python): the setting that module gives it (see `setting`)."""
+        summarized = self.project.summary(self.path) if self.project is not None else None
+        for star in reversed(star_imports(summarized[1].imports) if summarized is not None else []):
+            found = self.setting(module, f"{'.' * star.level}{star.module}.{owner}.{field}")
+            if found:
+                return found
+        return []
 
     def _locate(self, module: "ModuleModel", qualname: str) -> tuple[Path, list[str]] | None:
         if self.project is None:
@@ -1453,3 +1470,14 @@ def project_context(path: str, cache_dir: str | None = None) -> ProjectContext |
 
         store = SummaryCache(Path(cache_dir))
     return ProjectContext(Path(path), store)
+
+
+def _sole_instance(module: "ModuleModel", name: str) -> ast.ClassDef | None:
+    """The module's class whose instance the top-level `name` holds (`cfg = CFG()`, built with
+    no arguments and assigned nowhere else in the module)."""
+    from gradlint.model.values import module_setting
+
+    values = module_setting(module, name)
+    if len(values) != 1 or not isinstance(values[0], ast.Call) or values[0].args or values[0].keywords:
+        return None
+    return module.classes.get(values[0].func.id) if isinstance(values[0].func, ast.Name) else None

@@ -4257,3 +4257,67 @@ def test_a_parameter_named_like_an_imported_module_is_the_object_its_callers_pas
     assert codes(run) == [("train.py", "GL503")], run.stdout
     (workdir / "discriminator.py").write_text(textwrap.dedent(SEQUENCE_DISCRIMINATOR.replace("OUTPUT", "out")))
     assert codes(gradlint("check", "--no-cache", "--select", "GL503", "--format", "concise", "train.py")) == []
+
+
+KAGGLE_CFG = """
+import torch
+
+
+class CFG:
+    model = "microsoft/deberta-v3-large"
+    train_batch = 8
+    max_grad_norm = 10
+    accumulation_steps = 1
+    seed = 42
+
+
+cfg = CFG()
+"""
+
+KAGGLE_TRAIN_FUNC = """
+from util import *
+from cfg import *
+
+
+def train_fn(fold, model, train_dataloader, optimizer, scheduler):
+    scaler = torch.amp.GradScaler("cuda")
+    for epoch in range(5):
+        for step, batch in enumerate(train_dataloader):
+            with torch.autocast("cuda"):
+                loss = model(batch["input_ids"], batch["target"]).mean() / cfg.accumulation_steps
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            if (step + 1) % cfg.accumulation_steps == 0:
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+                scheduler.step()
+"""
+
+KAGGLE_TRAIN = """
+import argparse
+
+from cfg import *
+from train_func import train_fn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--fold", type=int, default=0)
+args = parser.parse_args()
+OVERRIDE
+train_fn(args.fold, None, None, None, None)
+"""
+
+
+def test_a_window_a_star_imported_settings_instance_fixes_at_one_accumulates_nothing(workdir, gradlint):
+    """Kaggle style: `from cfg import *` brings `cfg = CFG()`, whose class fixes
+    `accumulation_steps = 1`: no window, so clipping every batch (GL203) and the epoch's end
+    (GL205) are fine; once the script sets `cfg.accumulation_steps` from its options, they are not."""
+    files = {"util.py": "import os\nimport torch\n", "cfg.py": KAGGLE_CFG, "train_func.py": KAGGLE_TRAIN_FUNC,
+             "train.py": KAGGLE_TRAIN.replace("OVERRIDE", "")}
+    project(workdir, files)
+    run = gradlint("check", "--no-cache", "--select", "GL203,GL205", "--format", "concise", "train_func.py")
+    assert codes(run) == [], run.stdout
+    (workdir / "train.py").write_text(textwrap.dedent(KAGGLE_TRAIN.replace("OVERRIDE", "cfg.accumulation_steps = 4\n")))
+    run = gradlint("check", "--no-cache", "--select", "GL203,GL205", "--format", "concise", "train_func.py")
+    assert codes(run) == [("train_func.py", "GL203"), ("train_func.py", "GL205")], run.stdout
