@@ -453,6 +453,9 @@ def _may_touch_gradients(module: "ModuleModel", method: str) -> bool:
 def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContext, follow_callers: bool):
     if isinstance(expr, (ast.Call, ast.IfExp)):  # `train(..., LossScaler())`
         return classes_of_instance(module, expr)
+    if isinstance(expr, ast.Subscript):  # `model['link_pred']` of `model = {'link_pred': link_pred, ...}`
+        stored = _stored_entry(module, expr, context)
+        return _instance_classes(module, stored, context, follow_callers=False) if stored is not None else []
     name = dotted(expr)
     if name is None:
         return []
@@ -527,6 +530,17 @@ def _assigns_none(module: "ModuleModel", stmt: ast.stmt, name: str, scope: ast.A
         isinstance(r, ast.Tuple) and len(r.elts) == len(names) and holds_only_none(callee.module, r.elts[names.index(name)], inner, depth + 1)
         for r in returns
     )
+
+
+def _stored_entry(module: "ModuleModel", expr: ast.Subscript, context: CallContext) -> ast.expr | None:
+    """What a dict literal, the one value its name is bound to, stores under the constant key."""
+    name, key = dotted(expr.value), expr.slice
+    if name is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        return None
+    values = _assigned_values(module, name, context)
+    if len(values) != 1 or not isinstance(values[0], ast.Dict):
+        return None
+    return next((v for k, v in zip(values[0].keys, values[0].values) if isinstance(k, ast.Constant) and k.value == key.value), None)
 
 
 def _assigned_values(module: "ModuleModel", name: str, context: CallContext) -> list[ast.expr | None]:

@@ -194,6 +194,12 @@ class Values:
             if last in JOINING_FUNCTIONS and call.args and isinstance(call.args[0], ast.Name):
                 found = self._collected_origin(call.args[0], scope, line, depth)
                 return replace(found, direct=False, whole=False) if found else None
+            if last in JOINING_FUNCTIONS and call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
+                # `torch.cat([pos.sigmoid(), neg.sigmoid()])`: what every joined piece is
+                found = [self.origin(e, scope, line, depth + 1) for e in call.args[0].elts]
+                if not found or None in found or len({o.function for o in found}) != 1:
+                    return None
+                return replace(found[0], direct=False, whole=False)
             if (last in RESAMPLING_FUNCTIONS or last in SAME_VALUES) and call.args:
                 # `F.interpolate(probs, size)`, `torch.gather(probs, 1, target)`: the input's values
                 found = self.origin(call.args[0], scope, line, depth + 1)
