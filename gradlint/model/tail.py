@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # a bound named for the length of one pass over the data (`steps_per_epoch`, `num_batches`)
 EPOCH_LENGTH = re.compile(r"per_epoch|^(?:num|n)_batches$|^batches_per|^epoch_(?:steps|iters|length|size)$")
-PROGRESS_WRAPPERS = frozenset({"tqdm", "track", "progress_bar", "progressbar", "auto"})
+PROGRESS_WRAPPERS = frozenset({"tqdm", "tqdm_notebook", "track", "progress_bar", "progressbar", "auto"})
 WEBDATASET_STREAMS = ("WebDataset", "WebLoader", "ResampledShards", "DataPipeline")
 
 
