@@ -584,12 +584,25 @@ class EventWalker:
             self._backward(call, stmt, call.args[0])
         elif "grads" in last and any(w in last for w in ("multiply", "scale", "div", "rescale")):
             self._add(Kind.GRAD_RESCALE, call, stmt)
+        elif "grad" in last and self._passes_a_reciprocal(call):
+            self._add(Kind.GRAD_RESCALE, call, stmt)  # `sync_grads(self.D, gain=1 / self.D_grad_accum)`
         elif self._role(func) is Role.DDP_MODEL:
             self._add(Kind.FORWARD, call, stmt, target=self._name(func) or self._entry_name(func))
         elif self._calls_a_clipper(func, call):
             self._clip(call, stmt)
         elif not self._follow(call, stmt=stmt):
             self._forward_through(call, stmt)
+
+    def _passes_a_reciprocal(self, call: ast.Call) -> bool:
+        """An argument is `1 / x` (or a name the frame sets to one, `gain = 1 / accum`): a
+        gradient helper given it rewrites the gradients times that gain."""
+        frame = self.frame
+        for argument in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(argument, ast.Name):
+                argument = frame.module.values.reaching_value(argument, frame.scope, call.lineno)[0]
+            if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div) and _is_one(argument.left):
+                return True
+        return False
 
     def _calls_a_clipper(self, func: ast.expr, call: ast.Call) -> bool:
         """`clip(params)` where `clip = partial(clip_grad_norm_, max_norm=1.0)`, the clipper a
@@ -1582,3 +1595,7 @@ def _leaves_block(body: list[ast.stmt]) -> bool:
     if isinstance(last, ast.If):
         return _leaves_block(last.body) and _leaves_block(last.orelse)
     return isinstance(last, (ast.Continue, ast.Return, ast.Break, ast.Raise))
+
+
+def _is_one(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and not isinstance(expr.value, bool) and expr.value == 1

@@ -632,9 +632,12 @@ def _loop_accumulation(loop: ast.AST, path: Event | None, micro_batches_cut: Cal
 
 
 def _iterated(loop: ast.For) -> ast.expr:
-    """What `for x in ...` runs over, `enumerate(...)` taken off."""
+    """What `for x in ...` runs over, `enumerate(...)` taken off; of `zip(a, b)`, its first
+    iterable (a zip has no `len()`; its items are as many as the shortest's)."""
     iterable = loop.iter
-    return iterable.args[0] if _called(iterable, "enumerate") and iterable.args else iterable
+    if _called(iterable, "enumerate") and iterable.args:
+        iterable = iterable.args[0]
+    return iterable.args[0] if _called(iterable, "zip") and iterable.args else iterable
 
 
 def _setting_of_one(module: "ModuleModel", value: ast.expr, scope: ast.AST, line: int) -> bool:
