@@ -10,7 +10,7 @@ from collections import defaultdict
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, find_method
+from gradlint.model.callees import Callee, constructor, find_method
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -162,8 +162,9 @@ class Roles:
         # What is called on which name: `optimizer` passed in as a parameter is an optimizer
         # because the code calls its step() and zero_grad().
         for name, called in usage.items():
-            if name not in self._roles:
-                self._roles.update(_role_from_usage(name, called))
+            found = _role_from_usage(name, called) if name not in self._roles else {}
+            if found.get(name) is not Role.OPTIMIZER or not _gradient_free_object(model, name):
+                self._roles.update(found)
 
     def _kept_on_self(self, model: "ModuleModel", built_at: dict[str, list[tuple[ast.AST, int]]]) -> None:
         """`self.model = model` after `model = DDP(model, ...)` earlier in the same function (on
@@ -447,6 +448,27 @@ def _constructors(value: ast.expr):
     elif isinstance(value, ast.IfExp):
         yield from _constructors(value.body)
         yield from _constructors(value.orelse)
+
+
+def _gradient_free_object(model: "ModuleModel", name: str) -> bool:
+    """Every assignment of `name` builds a plain class of this module (no base class) whose
+    `step()` reads no gradient and steps nothing else: MixMatch's `ema_optimizer =
+    WeightEMA(model, ema_model)` blends weights, whatever its name says."""
+    built = [
+        constructor(stmt.value) if isinstance(stmt.value, ast.Call) else None for stmt in model.statements
+        if isinstance(stmt, ast.Assign) and any(dotted(t) == name for t in stmt.targets)
+    ]
+    classes = [model.classes.get(c.func.id) if c is not None and isinstance(c.func, ast.Name) else None for c in built]
+    return bool(classes) and all(cls is not None and _steps_without_gradients(model, cls) for cls in classes)
+
+
+def _steps_without_gradients(model: "ModuleModel", cls: ast.ClassDef) -> bool:
+    if any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases):
+        return False  # an Optimizer subclass, or a base the model does not read
+    step = model.methods(cls).get("step")
+    return step is not None and not any(
+        isinstance(n, ast.Attribute) and n.attr in ("grad", "step", "backward") for n in ast.walk(step)
+    )
 
 
 def _role_from_usage(name: str, called: set[str]) -> dict[str, Role]:
