@@ -94,7 +94,7 @@ def _role_of_name(frame: Frame, name: str, assigning: frozenset[str]) -> Role | 
 
 def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
     role = frame.module.roles.named_role(name)
-    if role is not None and not _built_by_other_classes(frame, name):
+    if role is not None and not _built_by_other_classes(frame, name) and not (role is Role.DDP_MODEL and _built_in_other_functions(frame, name)):
         return role
     head, _, rest = name.partition(".")
     if not rest and head != "self" and head not in parameter_names(frame.scope):
@@ -154,6 +154,38 @@ def _built_by_other_classes(frame: Frame, name: str) -> bool:
     related = {id(c) for _, c in (*class_hierarchy(module, frame.cls), *subclasses_of(module, frame.cls))} | {id(frame.cls)}
     owners = [next((c for c in module.classes.values() if c.lineno <= call.lineno <= c.end_lineno), None) for call in built]
     return all(owner is not None and id(owner) not in related for owner in owners)
+
+
+def _built_in_other_functions(frame: Frame, name: str) -> bool:
+    """A DDP model's name that other functions wrap (`def train(args, model): model =
+    DDP(model)`), while the frame's function binds its own, to objects no code here wraps
+    (`model = model_class.from_pretrained(...)` in `main`), or takes it from its caller:
+    roles are read module-wide, by name, and the frame's own assignments (or its caller's
+    argument) say what its `model` is."""
+    if "." in name or not isinstance(frame.scope, FUNCTION_TYPES):
+        return False
+    module = frame.module
+    built = module.roles.built_in.get(name, ())
+    if not built or any(scope is frame.scope or scope is module.tree for scope in built):
+        return False
+    if name in parameter_names(frame.scope):
+        return frame.caller is not None  # a helper's parameter: what its caller passes
+    stmts = module.scope(frame.scope).assignments.get(name, ())
+    return bool(stmts) and all(
+        isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and not _may_wrap(module, s.value)
+        for s in stmts
+    )
+
+
+def _may_wrap(module: "ModuleModel", call: ast.Call) -> bool:
+    """A call whose result may be a wrapped model: a function of this module, one whose role
+    the project knows, or a method returning its receiver (`model.cuda()` of a wrapped one)."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in module.functions:
+        return True
+    if isinstance(func, ast.Attribute) and func.attr in RETURNS_SELF:
+        return True
+    return module.roles.of_returned(call) is Role.DDP_MODEL
 
 
 def _assigned_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:

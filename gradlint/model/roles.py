@@ -138,6 +138,7 @@ class Roles:
                     elif qualname and model.project is not None:
                         elsewhere.append((targets, qualname))
         self._kept_on_self(model, built_at)
+        self.built_in = {name: [scope for scope, _ in places] for name, places in built_at.items()}  # the scopes building each name
         self._read_out_of_entries(model)
         for targets, qualname in elsewhere:  # `model = smart_DDP(model)` from utils/torch_utils.py
             returned = model.project.returned_roles(model, qualname)
