@@ -276,8 +276,8 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             # a flag computed elsewhere: `sync = (i + 1) % N == 0`, `self.sync_gradients`
             value = resolve(name)
             return _boundary(value, resolve, depth + 1) if value is not None else (True, None)
-        case ast.Compare(left=left, ops=[op], comparators=[right]) if isinstance(op, (ast.Eq, ast.NotEq)) and _is_zero(right):
-            return _compare_boundary(_remainder(left, resolve), op, right)  # `pending == 0`
+        case ast.Compare(left=left, ops=[op], comparators=[right]) if isinstance(op, (ast.Eq, ast.NotEq)):
+            return _compare_boundary(_remainder(left, resolve), op, right)  # `pending == 0`, `micro == N - 1`
         case ast.Compare(left=left, ops=[op], comparators=[right]):
             return _compare_boundary(left, op, right)
         case ast.IfExp(test=inner, body=ast.Constant(value=when_true), orelse=ast.Constant(value=when_false)) if (
@@ -297,8 +297,8 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
 
 def _remainder(expr: ast.expr, resolve: Resolver) -> ast.expr:
     """A name holding a window's remainder (`pending = (i + 1) % N`, then `if pending == 0:`)
-    stands for it in a test against zero; anything else is itself (a resume's `skipped > 0`,
-    set from `step % steps_per_epoch`, counts down, and is no window)."""
+    stands for it in an equality test; anything else is itself (a resume's `skipped > 0`, set
+    from `step % steps_per_epoch`, counts down, and is no window)."""
     name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
     value = resolve(name) if name is not None else None
     return value if value is not None and _is_modulo(value) else expr
