@@ -8,8 +8,9 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, callers, class_of_scope, own_schedule, resolve_callee
+from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_of_scope, own_schedule, parameter_defaults, resolve_callee
 from gradlint.model.events import STEPS, Event, Kind, unit_events
+from gradlint.model.guards import settled_by
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 from gradlint.model.values import iter_calls
@@ -199,14 +200,29 @@ def _before_call_in_epoch(model: "ModuleModel", function: ast.AST) -> list[Early
     this module stepping a scheduler before it calls the function holding the batch loop
     (callers in other modules are left alone: the step would be reported there)."""
     found = []
-    for _, context in callers(model, function):
-        if context.module is not model or context.statement is None:
+    for call, context in callers(model, function):
+        if context.module is not model or context.statement is None or not _may_step(model, function, call):
             continue
         chain = model.parents.chain(context.statement)
         index = next((i for i, s in enumerate(chain[1:], 1) if isinstance(s, LOOPS)), None)
         if index is not None:
             found += _early_in_epoch(model, chain[index], chain[index - 1])
     return found
+
+
+def _may_step(model: "ModuleModel", function: ast.AST, call: ast.Call) -> bool:
+    """Whether running `function` from `call` may take an optimizer step: not where every step
+    waits for a test the call's literal argument settles the other way (`if mode == "train":`
+    in `iterate(..., mode="val")`)."""
+    passed, defaults = bind_arguments(Callee(model, function), call), parameter_defaults(function)
+    rebound = model.scope(function).assignments
+
+    def constant_of(name: str) -> ast.Constant | None:
+        value = None if name in rebound else passed.get(name, defaults.get(name))
+        return value if isinstance(value, ast.Constant) else None
+
+    steps = [e for e in unit_events(model, function) if e.kind in STEPS]
+    return not steps or any(all(settled_by(g.test, constant_of) in (None, g.holds) for g in e.guards) for e in steps)
 
 
 def _per_epoch_call(model: "ModuleModel", function: ast.AST) -> tuple["ModuleModel", ast.stmt] | None:

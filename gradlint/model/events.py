@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, held_parameter, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, left_at_default, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
-from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once, truthy_flag
+from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once, settled_by, truthy_flag
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches
 from gradlint.model.losses import loss_normalized
@@ -1255,10 +1255,23 @@ def _passed_switch(frame: Frame, test: ast.expr) -> bool | None:
         return None if inner is None else not inner
     if isinstance(test, ast.Name) and frame.caller is None and test.id in parameter_names(frame.scope):
         return switch_every_caller_sets(frame, test.id)  # `if is_adversarial:`, every call passing False
+    if isinstance(test, ast.Compare):  # `if mode == "train":` in `iterate(..., mode="val")`
+        return settled_by(test, lambda name: _passed_constant(frame, name))
     argument = frame.arguments.get(test.id) if isinstance(test, ast.Name) else None
     if not (isinstance(argument, ast.Constant) and isinstance(argument.value, bool)):
         return None
     return None if frame.module.scope(frame.scope).assignments.get(test.id) else argument.value
+
+
+def _passed_constant(frame: Frame, name: str) -> ast.Constant | None:
+    """The literal a helper's caller passes for its parameter `name` (or leaves at a literal
+    default), when the helper does not rebind it; None anywhere else."""
+    if frame.caller is None or name not in parameter_names(frame.scope) or frame.module.scope(frame.scope).assignments.get(name):
+        return None
+    value = frame.arguments.get(name)
+    if value is None:
+        value = left_at_default(frame).get(name)
+    return value if isinstance(value, ast.Constant) else None
 
 
 def _judge_guard(frame: Frame, stmt: ast.If | ast.Assert | ast.IfExp, holds: bool) -> Guard:

@@ -92,6 +92,18 @@ class FlagSet:
         ) and self.after < guard.node.lineno < self.until and any(node is guard.node for node in ast.walk(self.scope))
 
 
+def settled_by(test: ast.expr, constant_of: Callable[[str], ast.Constant | None]) -> bool | None:
+    """The truth of `mode == "train"` (or `!=`) where `mode` holds a literal `constant_of` knows
+    (`iterate(..., mode="val")`); None for any other test."""
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))
+        and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
+    ):
+        return None
+    value = constant_of(test.left.id)
+    return None if value is None else (value.value == test.comparators[0].value) == isinstance(test.ops[0], ast.Eq)
+
+
 def flags_set(stmt: ast.If, holds: bool, assignments: dict[str, list[ast.stmt]], scope: ast.AST) -> tuple[FlagSet, ...]:
     """The flags one side of `stmt` sets to a constant in its own block, by the last such
     assignment of each (see FlagSet)."""
