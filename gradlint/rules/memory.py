@@ -8,6 +8,7 @@ from typing import Iterator
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import FUNCTION_TYPES, Kind, ModuleModel
 from gradlint.model.callees import CallContext, bind_arguments, class_of_scope, resolve_callee
+from gradlint.model.grad_mode import gradients_off
 from gradlint.model.names import assigned_value, dotted
 from gradlint.model.values import iter_calls, nodes_on_lines
 from gradlint.rules.base import Finding, Rule
@@ -37,6 +38,8 @@ class LossKeptWithGraph(Rule):
                     continue
                 if id(stmt) in seen or _backpropagated(model, _holder(total), model.parents.scope_of(stmt)) or _reset_each_iteration(model, loop.node, stmt, total):
                     continue
+                if gradients_off(model, stmt):
+                    continue  # added under `torch.no_grad()`: the sum records no graph
                 seen.add(id(stmt))
                 name = dotted(loss) or model.source(loss)  # `train_step(batch)` returning its loss
                 keep = "detach()" if _used_as_tensor(model, _holder(total)) else "item()"
@@ -59,7 +62,7 @@ class LossKeptWithGraph(Rule):
                 )
                 yield Finding(self.code, model.span(stmt), message, fix)
             for call, loss, callee, total in _meter_updates(model, loop, losses):
-                if id(call) in seen:
+                if id(call) in seen or _under_no_grad(model, loop, call):
                     continue
                 seen.add(id(call))
                 name = model.source(loss)
@@ -74,6 +77,12 @@ class LossKeptWithGraph(Rule):
                     (ReplaceExpression(model.position(loss), name, f"{name}.detach()"),),
                 )
                 yield Finding(self.code, model.span(call), message, fix)
+
+
+def _under_no_grad(model: ModuleModel, loop, call: ast.Call) -> bool:
+    """The meter is handed the loss under `torch.no_grad()`: what it adds records no graph."""
+    holder = model.parents.holding(model.parents.scope_of(loop.node), call)
+    return holder is not None and gradients_off(model, holder)
 
 
 def _meter_updates(model: ModuleModel, loop, losses: set[str]):
