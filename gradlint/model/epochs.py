@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_of_scope, own_schedule, parameter_defaults, resolve_callee
 from gradlint.model.events import STEPS, Event, Kind, unit_events
 from gradlint.model.guards import settled_by
+from gradlint.model.learning_rates import stepped_on_the_rate
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 from gradlint.model.values import iter_calls
@@ -183,7 +184,7 @@ def _at_start_of_function(model: "ModuleModel", loop: "TrainingLoop", function: 
     early = [
         e for e in before
         if e.kind is Kind.SCHED_STEP and not e.loops and not e.inlined and not e.own_schedule
-        and not e.node.args and not e.node.keywords
+        and not e.node.args and not e.node.keywords and not stepped_on_the_rate(e)
     ]
     call = _per_epoch_call(model, function) if early else None
     if call is None:

@@ -35,3 +35,18 @@ def divides_learning_rate(model: "ModuleModel", step: "Event", factor: ast.expr)
 def _divides_by(node: ast.AST, divisor: str) -> bool:
     """`x / divisor`, `x / (a * divisor)`: `divisor` (dumped) in the denominator."""
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and any(ast.dump(n) == divisor for n in ast.walk(node.right))
+
+
+def stepped_on_the_rate(event: "Event") -> bool:
+    """A scheduler step under a test of the current learning rate (`if
+    optimizer.param_groups[0]["lr"] == 0: scheduler.step()`, `while scheduler.get_last_lr()[0]
+    > target:`): the code moves the schedule because of where it stands, on purpose."""
+    return any(_reads_the_rate(g.test) for g in event.guards)
+
+
+def _reads_the_rate(test: ast.expr) -> bool:
+    return any(
+        isinstance(node, ast.Attribute) and node.attr in ("param_groups", "get_last_lr", "get_lr")
+        or isinstance(node, ast.Constant) and node.value == "lr"
+        for node in ast.walk(test)
+    )

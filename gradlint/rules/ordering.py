@@ -9,6 +9,7 @@ from gradlint.fixplan import MoveStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.epochs import EarlySchedulerStep, scheduler_steps_before_imported_training, scheduler_steps_before_training, skips_first_epoch
 from gradlint.model.events import STEPS
+from gradlint.model.learning_rates import stepped_on_the_rate
 from gradlint.model.names import dotted
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, LoopRule
@@ -150,7 +151,7 @@ class SchedulerBeforeStep(LoopRule):
                 continue  # `if epoch > 0:` as a new epoch begins: after the previous epoch's steps
             if _built_each_iteration(model, loop, sched):
                 continue  # `scheduler = PolyLR(optimizer, cur_iter=it)` in the body: a value, no schedule kept
-            if _fast_forwarded(loop, sched):
+            if _fast_forwarded(loop, sched) or stepped_on_the_rate(sched):
                 continue  # `while scheduler.get_lr()[0] > target: scheduler.step()`: the schedule moved on purpose
             related = [e for e in loop.events if not e.exclusive_with(sched)]
             if any(e.kind in STEPS and e.order < sched.order for e in related):
