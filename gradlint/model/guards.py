@@ -310,9 +310,9 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
 def _remainder(expr: ast.expr, resolve: Resolver) -> ast.expr:
     """A name holding a window's remainder (`pending = (i + 1) % N`, then `if pending == 0:`)
     stands for it in an equality test; anything else is itself (a resume's `skipped > 0`, set
-    from `step % steps_per_epoch`, counts down, and is no window)."""
-    name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
-    value = resolve(name) if name is not None else None
+    from `step % steps_per_epoch`, counts down, and is no window; a state object's counter kept
+    modulo the window is read as written, `state.acc_step == 0`)."""
+    value = resolve(expr.id) if isinstance(expr, ast.Name) else None
     return value if value is not None and _is_modulo(value) else expr
 
 
