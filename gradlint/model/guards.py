@@ -326,6 +326,9 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
             # micro_step == N - 1
             if _counters(side) and _is_minus_one(other):
                 return polarity, _make(other.left, side)
+            # counter % N + 1 == N: the window's last residue
+            if _is_plus_one(side) and _is_modulo(side.left) and ast.dump(other) == ast.dump(side.left.right):
+                return polarity, _modulo_boundary(side.left)
             # micro_step + 1 == N
             if _is_plus_one(side) and _counters(side.left) and _is_factor(other):
                 return polarity, _make(other, side)
