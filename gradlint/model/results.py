@@ -67,6 +67,8 @@ def _is_backward(model: "ModuleModel", expr: ast.expr) -> bool:
         return False
     if model.roles.of(expr.func.value) in FRAMEWORK_ROLES:
         return False
+    if any(k.arg not in TORCH_BACKWARD_KEYWORDS for k in expr.keywords):
+        return False  # `weight_method.backward(losses=..., shared_parameters=...)`: not a tensor's
     return not expr.args or any(k.arg in TORCH_BACKWARD_KEYWORDS for k in expr.keywords)
 
 
