@@ -104,6 +104,8 @@ def resolve_callee(model: "ModuleModel", call: ast.Call, context: CallContext) -
         if isinstance(owner, ast.Name) and owner.id == "self" and context.cls is not None:
             method = find_method(module, context.cls, func.attr)
             return method or _callable_instance(module, func, context)
+        if _names_its_class(owner, context):  # `cls.train_one_epoch(model=dp_model, ...)` in a classmethod
+            return find_method(module, context.cls, func.attr)
         if _is_super_call(owner) and context.cls is not None:
             return find_method(module, context.cls, func.attr, skip_own=True)
         return _imported(module, func, context.scope) or _instance_method(module, owner, call, context)
@@ -671,6 +673,15 @@ def names_import(module: "ModuleModel", name: str, scope: ast.AST) -> bool:
     if module.imports.origin(name) is None:
         return False
     return scope is module.tree or not (name in parameter_names(scope) or name in module.scope(scope).assignments)
+
+
+def _names_its_class(owner: ast.expr, context: CallContext) -> bool:
+    """`cls` (the first parameter) of a `@classmethod` of the context's class."""
+    scope = context.scope
+    if context.cls is None or not isinstance(owner, ast.Name) or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    first = scope.args.posonlyargs[:1] or scope.args.args[:1]
+    return bool(first) and first[0].arg == owner.id and any(dotted(d) == "classmethod" for d in scope.decorator_list)
 
 
 def _is_super_call(expr: ast.expr) -> bool:
