@@ -442,7 +442,8 @@ TAIL_WORDS = frozenset({"last", "end", "final", "total", "num", "epoch"})
 
 def is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
     """`i == len(loader) - 1`, `i + 1 == len(loader)`, `is_last`, `step == total_steps - 1`:
-    a `len()` call (or, with `resolve`, a name or attribute assigned one: `len_data = len(loader)`) or a name
+    a `len()` call (or, with `resolve`, a name or attribute assigned a value made with one:
+    `len_data = len(loader)`, `min_step = min(len(l) for l in loaders)`) or a name
     with a word that speaks of the end (`append` is no `end`). A test with a modulo
     (`(num_steps + 1) % N == 0`) is a window's test, whatever its names say."""
     if any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(expr)):
@@ -454,8 +455,11 @@ def is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
         if word and TAIL_WORDS & set(word.lower().split("_")):
             return True
         name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
-        if name is not None and resolve is not None and _is_len_call(resolve(name)):
-            return True  # `len_data = len(loader)`, `self.train_batches = len(self.train_dataloader)`
+        value = resolve(name) if name is not None and resolve is not None else None
+        if value is not None and any(_is_len_call(n) for n in ast.walk(value)):
+            # `len_data = len(loader)`, `self.train_batches = len(self.train_dataloader)`,
+            # `min_step = min([len(loader) for loader in loaders])`
+            return True
     return False
 
 
