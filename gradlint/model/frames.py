@@ -172,20 +172,18 @@ def _built_in_other_functions(frame: Frame, name: str) -> bool:
         return frame.caller is not None  # a helper's parameter: what its caller passes
     stmts = module.scope(frame.scope).assignments.get(name, ())
     return bool(stmts) and all(
-        isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and not _may_wrap(module, s.value)
+        isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and not _may_wrap(frame, s.value)
         for s in stmts
     )
 
 
-def _may_wrap(module: "ModuleModel", call: ast.Call) -> bool:
-    """A call whose result may be a wrapped model: a function of this module, one whose role
-    the project knows, or a method returning its receiver (`model.cuda()` of a wrapped one)."""
-    func = call.func
-    if isinstance(func, ast.Name) and func.id in module.functions:
+def _may_wrap(frame: Frame, call: ast.Call) -> bool:
+    """A call whose result may be a wrapped model: a function or method of the project the
+    model can read (`self.set_up_dist(rank)`), one whose role the project knows, or a method
+    returning its receiver (`model.cuda()` of a wrapped one)."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_SELF:
         return True
-    if isinstance(func, ast.Attribute) and func.attr in RETURNS_SELF:
-        return True
-    return module.roles.of_returned(call) is Role.DDP_MODEL
+    return frame.module.roles.of_returned(call) is Role.DDP_MODEL or resolve_callee(frame.module, call, frame.context) is not None
 
 
 def _assigned_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
