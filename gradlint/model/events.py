@@ -18,7 +18,7 @@ from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_g
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches
 from gradlint.model.losses import loss_normalized
-from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, with_names_replaced
+from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, is_literal, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.spelling import occurrences
 from gradlint.model.values import branch_setting, element_target, keyword
@@ -600,7 +600,7 @@ class EventWalker:
         for argument in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(argument, ast.Name):
                 argument = frame.module.values.reaching_value(argument, frame.scope, call.lineno)[0]
-            if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div) and _is_one(argument.left):
+            if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div) and is_literal(argument.left, 1):
                 return True
         return False
 
@@ -1609,6 +1609,3 @@ def _leaves_block(body: list[ast.stmt]) -> bool:
         return _leaves_block(last.body) and _leaves_block(last.orelse)
     return isinstance(last, (ast.Continue, ast.Return, ast.Break, ast.Raise))
 
-
-def _is_one(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Constant) and not isinstance(expr.value, bool) and expr.value == 1

@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 
 from gradlint.model.flags import negated
 from gradlint.model.hooks import RUNNER_PERIOD_TESTS
-from gradlint.model.names import dotted
+from gradlint.model.names import dotted, is_literal
 
 SWITCH_WORDS = frozenset({
     "dtype", "float16", "float32", "float64", "bfloat16", "half", "double", "device", "mode", "precision", "type",
@@ -321,7 +321,7 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
         polarity = isinstance(op, ast.Eq)
         for side, other in ((left, right), (right, left)):
             # counter % N == 0   |   counter % N == N - 1   |   counter % 4 == 3
-            if _is_modulo(side) and (_is_zero(other) or _is_minus_one_of(other, side.right) or _is_last_residue(other, side.right)):
+            if _is_modulo(side) and (is_literal(other, 0) or _is_minus_one_of(other, side.right) or _is_last_residue(other, side.right)):
                 return polarity, _modulo_boundary(side)
             # micro_step == N - 1
             if _counters(side) and _is_minus_one(other):
@@ -346,9 +346,9 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
             if isinstance(side, (ast.Name, ast.Attribute)) and _settings_ratio(other):
                 return polarity, _make(other, side)
     # counter % N > 0 (`if steps % N > 0: continue`): the test of `!= 0`
-    if isinstance(op, ast.Gt) and _is_modulo(left) and _is_zero(right):
+    if isinstance(op, ast.Gt) and _is_modulo(left) and is_literal(right, 0):
         return False, _modulo_boundary(left)
-    if isinstance(op, ast.Lt) and _is_zero(left) and _is_modulo(right):
+    if isinstance(op, ast.Lt) and is_literal(left, 0) and _is_modulo(right):
         return False, _modulo_boundary(right)
     if isinstance(op, (ast.GtE, ast.Gt)) and _counters(left):
         return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
@@ -392,9 +392,6 @@ def _modulo_boundary(expr: ast.BinOp) -> Boundary | None:
 def _is_modulo(expr: ast.expr) -> bool:
     return isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod)
 
-
-def _is_zero(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Constant) and expr.value == 0
 
 
 def _is_minus_one(expr: ast.expr) -> bool:

@@ -13,7 +13,7 @@ from gradlint.model.callees import CallContext, callers, class_named, class_of_i
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, is_tail_test, modulo_part, negated_source, switches_off
-from gradlint.model.names import dotted, names_sharded_class
+from gradlint.model.names import dotted, is_literal, names_sharded_class
 from gradlint.model.spelling import call_starts
 from gradlint.model.values import class_setting, dict_setting, instance_setting, is_dataclass, reassigned
 
@@ -85,7 +85,7 @@ class Accumulation:
         counters = self.guard.boundary.counters if self.guard is not None else frozenset()
         assignments = model.scope(scope).assignments
         return any(
-            isinstance(stmt, ast.AugAssign) and not _is_one(stmt.value) and not _truth_count(stmt.value, assignments)
+            isinstance(stmt, ast.AugAssign) and not is_literal(stmt.value, 1) and not _truth_count(stmt.value, assignments)
             for name in counters for stmt in assignments.get(name, ())
         )
 
@@ -788,12 +788,6 @@ def _identifier_words(node: ast.AST) -> list[str]:
     return name.lower().split("_")
 
 
-def _is_zero(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Constant) and expr.value == 0
-
-
-def _is_one(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Constant) and expr.value == 1
 
 
 def _truth_count(expr: ast.expr, assignments) -> bool:
@@ -827,11 +821,11 @@ def _asserts_single_pass(loop: ast.For) -> bool:
     feature kept in the code but switched off), so nothing accumulates across its iterations."""
     index, args = _loop_index(loop), loop.iter.args
     start = args[0] if len(args) > 1 else ast.Constant(0)
-    return index is not None and _is_zero(start) and any(
+    return index is not None and is_literal(start, 0) and any(
         isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare) and len(stmt.test.ops) == 1
         and isinstance(stmt.test.ops[0], ast.Eq)
         and {dotted(stmt.test.left), dotted(stmt.test.comparators[0])} >= {index}
-        and any(_is_zero(side) for side in (stmt.test.left, stmt.test.comparators[0]))
+        and any(is_literal(side, 0) for side in (stmt.test.left, stmt.test.comparators[0]))
         for stmt in loop.body
     )
 
@@ -974,7 +968,7 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
             return None
         if len(args) == 1 and not (isinstance(args[0], ast.Constant) and args[0].value in (0, 1)):
             return args[0]
-        if len(args) == 3 and _is_zero(args[0]) and not _is_one(args[2]) and _speaks_of_batches(iterable):
+        if len(args) == 3 and is_literal(args[0], 0) and not is_literal(args[2], 1) and _speaks_of_batches(iterable):
             # slicing a batch: `for j in range(0, len(x), micro_bs): x[j : j + micro_bs]`
             # (not the time steps of truncated backpropagation through time)
             return ast.Call(ast.Name("len", ast.Load()), [iterable], [])

@@ -144,3 +144,8 @@ def parameters_owner(expr: ast.expr | None) -> str | None:
 def within(name: str, owner: str) -> bool:
     """`model.head` is within `model` (and `model` within itself): a dotted name and its parts."""
     return name == owner or name.startswith(f"{owner}.")
+
+
+def is_literal(expr: ast.AST | None, value: int) -> bool:
+    """`expr` is the number `value` written out (`0`, `1`; `True` is no number here)."""
+    return isinstance(expr, ast.Constant) and not isinstance(expr.value, bool) and expr.value == value
