@@ -101,7 +101,8 @@ def _meter_updates(model: ModuleModel, loop, losses: set[str]):
             candidates.append(node)
     context = CallContext(model, loop.scope, class_of_scope(model, loop.scope))
     for node in candidates:
-        receiver = dotted(node.func.value)
+        owner = node.func.value  # `losses.update(...)`, or a meter a dict holds: `meters["loss"].update(...)`
+        receiver = dotted(owner.value if isinstance(owner, ast.Subscript) else owner)
         if receiver is None or receiver in assigned_here:
             continue  # a meter made in the iteration dies with it
         callee = resolve_callee(model, node, context)
