@@ -574,12 +574,17 @@ def _nearest_assignments(module: "ModuleModel", name: str, scope: ast.AST) -> li
 
 
 def _enclosing_functions(module: "ModuleModel", scope: ast.AST) -> list[ast.AST]:
-    """`scope` and the functions around it, innermost first."""
-    found = []
-    while isinstance(scope, FUNCTIONS) and scope not in found:  # a function of another module is its own scope here
-        found.append(scope)
-        scope = module.parents.scope_of(scope)
-    return found
+    """`scope` and the functions around it, innermost first (found once per scope: every name
+    looked up in it asks)."""
+
+    def compute() -> list[ast.AST]:
+        found, current = [], scope
+        while isinstance(current, FUNCTIONS) and current not in found:  # a function of another module is its own scope here
+            found.append(current)
+            current = module.parents.scope_of(current)
+        return found
+
+    return module.memo(("enclosing functions", id(scope)), compute)
 
 
 def _unpacked_classes(module: "ModuleModel", stmt: ast.stmt, name: str, scope: ast.AST):

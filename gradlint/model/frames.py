@@ -281,12 +281,15 @@ def wrapped_by_subclass(module: "ModuleModel", cls: ast.ClassDef, name: str) -> 
 def _leaves_to_subclasses(module: "ModuleModel", cls: ast.ClassDef) -> bool:
     """An abstract class: derived from ABC, or with a method that is abstract (decorated, or
     only raising NotImplementedError)."""
-    if any((dotted(b) or "").rsplit(".", 1)[-1] in ("ABC", "ABCMeta") for b in cls.bases):
-        return True
-    return any(
-        is_abstract(method) or any((dotted(d) or "").endswith("abstractmethod") for d in method.decorator_list)
-        for method in module.methods(cls).values()
-    )
+    def compute() -> bool:
+        if any((dotted(b) or "").rsplit(".", 1)[-1] in ("ABC", "ABCMeta") for b in cls.bases):
+            return True
+        return any(
+            is_abstract(method) or any((dotted(d) or "").endswith("abstractmethod") for d in method.decorator_list)
+            for method in module.methods(cls).values()
+        )
+
+    return module.memo(("leaves to subclasses", id(cls)), compute)  # asked for every `self.` name a frame reads
 
 
 def inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:

@@ -545,8 +545,8 @@ def nodes_on_lines(model: "ModuleModel", words: tuple[str, ...]) -> list[tuple[a
             return index < len(lines) and lines[index] <= last
 
         found = []
-        for stmt in model.statements:
-            if not mentioned(*_own_lines(stmt)):
+        for stmt, first, last in model.memo(("own lines",), lambda: [(s, *_own_lines(s)) for s in model.statements]):
+            if not mentioned(first, last):
                 continue
             found.extend((stmt, node) for root in _own_parts(stmt) for node in ast.walk(root))
         found.sort(key=lambda pair: (getattr(pair[1], "lineno", 0), getattr(pair[1], "col_offset", 0)))
