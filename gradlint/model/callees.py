@@ -535,14 +535,35 @@ def _assigns_none(module: "ModuleModel", stmt: ast.stmt, name: str, scope: ast.A
 
 
 def _stored_entry(module: "ModuleModel", expr: ast.Subscript, context: CallContext) -> ast.expr | None:
-    """What a dict literal, the one value its name is bound to, stores under the constant key."""
+    """What the one dict its name holds, in the nearest scope binding it, stores under the
+    constant key (`model = {"link_pred": link_pred, ...}` at the top, read in a function)."""
     name, key = dotted(expr.value), expr.slice
-    if name is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+    if name is None or "." in name or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
         return None
-    values = _assigned_values(module, name, context)
-    if len(values) != 1 or not isinstance(values[0], ast.Dict):
-        return None
-    return next((v for k, v in zip(values[0].keys, values[0].values) if isinstance(k, ast.Constant) and k.value == key.value), None)
+    scopes = {id(scope): scope for _, scope in _nearest_assignments(module, name, context.scope)}
+    stored = [value for scope in scopes.values() for value in stored_values(module, scope, name, key.value)]
+    return stored[0] if len(stored) == 1 else None
+
+
+def stored_values(module: "ModuleModel", scope: ast.AST, name: str, key: str) -> list[ast.expr | None]:
+    """What the scope's own code stores under `key` in the dict `name`: one value per
+    `dict(...)`/`{...}` building it and per `name[key] = ...`; None for a binding the model
+    cannot read. A call handed the dict (`state = restore_checkpoint(path, state)`) gives it
+    back as it was."""
+    found: list[ast.expr | None] = []
+    for stmt in module.scope(scope).assignments.get(name, ()):
+        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args:
+            found.append(next((k.value for k in value.keywords if k.arg == key), None))
+        elif isinstance(value, ast.Dict):
+            found.append(next((v for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and k.value == key), None))
+        elif not (isinstance(value, ast.Call) and any(dotted(a) == name for a in value.args)):
+            found.append(None)
+    found += [
+        stmt.value for stmt in module.values.element_writes(scope).get(name, ())
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0].slice, ast.Constant) and stmt.targets[0].slice.value == key
+    ]
+    return found
 
 
 def _assigned_values(module: "ModuleModel", name: str, context: CallContext) -> list[ast.expr | None]:

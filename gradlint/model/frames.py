@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, held_parameter, is_abstract, parameter_defaults, parameter_names, resolve_callee, subclasses_of
+from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, stored_values, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, held_parameter, is_abstract, parameter_defaults, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.flags import set_in_branches
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
@@ -220,31 +220,10 @@ def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int, assigni
             if (argument := bind_arguments(Callee(frame.module, frame.scope), call).get(name)) is not None
         ]
         return functools.reduce(either, roles) if roles else None
-    stored = _stored_values(frame.module, frame.scope, name, key)
+    stored = stored_values(frame.module, frame.scope, name, key)
     if not stored or any(value is None for value in stored):
         return None
     return functools.reduce(either, (role_in_frame(frame, value, assigning) or _constructed_role(frame.module, value) for value in stored))
-
-
-def _stored_values(module: "ModuleModel", scope: ast.AST, name: str, key: str) -> list[ast.expr | None]:
-    """What the scope's own code stores under `key` in the dict `name`: one value per
-    `dict(...)`/`{...}` building it and per `name[key] = ...`; None for a binding the model
-    cannot read. A call handed the dict (`state = restore_checkpoint(path, state)`) gives it
-    back as it was."""
-    found: list[ast.expr | None] = []
-    for stmt in module.scope(scope).assignments.get(name, ()):
-        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        if isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args:
-            found.append(next((k.value for k in value.keywords if k.arg == key), None))
-        elif isinstance(value, ast.Dict):
-            found.append(next((v for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and k.value == key), None))
-        elif not (isinstance(value, ast.Call) and any(dotted(a) == name for a in value.args)):
-            found.append(None)
-    found += [
-        stmt.value for stmt in module.values.element_writes(scope).get(name, ())
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0].slice, ast.Constant) and stmt.targets[0].slice.value == key
-    ]
-    return found
 
 
 def _free_variable_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:

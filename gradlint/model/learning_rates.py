@@ -45,8 +45,10 @@ def stepped_on_the_rate(event: "Event") -> bool:
 
 
 def _reads_the_rate(test: ast.expr) -> bool:
+    """The test reads the optimizer's param groups (`optimizer.param_groups[0]["lr"]`, also
+    through `state_dict()["param_groups"]`) or the scheduler's last rate."""
     return any(
         isinstance(node, ast.Attribute) and node.attr in ("param_groups", "get_last_lr", "get_lr")
-        or isinstance(node, ast.Constant) and node.value == "lr"
+        or isinstance(node, ast.Constant) and node.value == "param_groups"
         for node in ast.walk(test)
     )

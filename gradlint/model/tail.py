@@ -364,7 +364,12 @@ def _endless(model: "ModuleModel", loop: ast.For, source: ast.expr) -> bool:
 def _stream_calls(model: "ModuleModel", source: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> list[ast.Call]:
     """The calls building the loader `source` names, here or where the callers build what they
     pass, and those building the dataset named by a first argument (`wds.WebLoader(dataset, ...)`
-    where `dataset = wds.WebDataset(urls, resampled=True).shuffle(1000)`)."""
+    where `dataset = wds.WebDataset(urls, resampled=True).shuffle(1000)`); found once per loader
+    and line (asked whether the stream ends, and whether it has a length)."""
+    return model.memo(("stream calls", id(source), line, depth), lambda: _read_stream_calls(model, source, scope, line, depth))
+
+
+def _read_stream_calls(model: "ModuleModel", source: ast.expr, scope: ast.AST, line: int, depth: int) -> list[ast.Call]:
     found: list[ast.Call] = []
     for owner, handed, there, at in handed_over(model, source, scope, line):
         value, value_scope, value_line = owner.values.reaching_value(handed, there, at) if dotted(handed) else (handed, there, at)
