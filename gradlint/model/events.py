@@ -722,10 +722,23 @@ class EventWalker:
                 scaler, tensor = self._name(owner), inner
             case ast.Name(id=name) if is_apex_scale_loss(self.state.context_names.get(name)):
                 tensor = self.state.context_names[name].args[0]  # apex: unscaled on leaving the `with`
+            case ast.Name() if scaler is None and (scale := self._scaled_earlier(tensor, call.lineno)) is not None:
+                scaler, tensor = self._name(scale.func.value), scale.args[0]  # `scaled = scaler.scale(loss)` first
         self._add(
             Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call),
             by_accelerator=by_accelerator, scaling_optimizer=scaling_optimizer,
         )
+
+    def _scaled_earlier(self, tensor: ast.Name, line: int) -> ast.Call | None:
+        """The `scaler.scale(loss)` call the name was given by its last assignment before the
+        backward, in the same function."""
+        value, scope, _ = self.frame.module.values.reaching_value(tensor, self.frame.scope, line)
+        if scope is not self.frame.scope:
+            return None
+        match value:
+            case ast.Call(func=ast.Attribute(value=owner, attr="scale"), args=[_]) if self._role(owner) is Role.SCALER:
+                return value
+        return None
 
     def _loss_source(self, tensor: ast.expr, call: ast.Call) -> LossSource:
         frame, line, passed_at = self.frame, call.lineno, None

@@ -10,7 +10,7 @@ from collections import defaultdict
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, constructor, find_method
+from gradlint.model.callees import Callee, CallContext, class_of_scope, constructor, find_method, possible_methods
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -89,6 +89,7 @@ class Roles:
         imports = model.imports
         built: list[tuple[list[ast.expr], ast.Call]] = []
         inherited: list[tuple[list[ast.expr], ast.stmt, str]] = []  # `self.net = self.model_to_device(net)` of a base class
+        held: list[tuple[list[ast.expr], ast.stmt, ast.Call]] = []  # `self.scaler = self.precision.setup_scaler()`
         elsewhere: list[tuple[list[ast.expr], str]] = []  # built by a function of another project module
         ddp_subclasses = _ddp_subclasses(model)
         prepared: list[tuple[list[ast.expr], ast.Call]] = []  # `accelerator.prepare(...)` calls
@@ -133,6 +134,8 @@ class Roles:
                         built.append((targets, method))  # `self.model = self.parallel_model(...)`
                     elif _is_self_method(constructor.func) and model.project is not None:
                         inherited.append((targets, node, constructor.func.attr))
+                    elif _held_object_method(constructor.func) and all(_is_self_attribute(t) for t in targets):
+                        held.append((targets, node, constructor))
                     elif isinstance(constructor.func, ast.Attribute) and constructor.func.attr == "prepare":
                         prepared.append((targets, constructor))
                     elif qualname and model.project is not None:
@@ -151,6 +154,8 @@ class Roles:
                 callee = _base_method(model, node, name)
                 if callee is not None:
                     self._from_returns(targets, callee.module.roles.returned_by(callee.function))
+            for targets, node, call in held:
+                self._from_held_object(model, targets, node, call)
         finally:
             model.roles_pending = False
         usage = _method_usage(model)
@@ -226,15 +231,31 @@ class Roles:
             self.prepared_by[name] = accelerator
             self.wrapped_by[name] = f"{accelerator}.prepare"
 
+    def _from_held_object(self, model: "ModuleModel", targets: list[ast.expr], stmt: ast.stmt, call: ast.Call) -> None:
+        """`self.scaler = self.precision.setup_scaler()`: the role of what the method of the
+        object held on `self` returns (`return self.scaler` of a `GradScaler` it built)."""
+        scope = model.parents.scope_of(stmt)
+        methods = possible_methods(model, call, CallContext(model, scope, class_of_scope(model, scope)))
+        if len(methods) != 1:
+            return
+        callee = methods[0]
+        if callee.module is model:
+            self._from_returns(targets, self.returned_by(callee.function))
+        elif not callee.module.roles_pending:
+            self._from_returns(targets, callee.module.roles.returned_by(callee.function))
+
     def _from_function(self, model: "ModuleModel", targets: list[ast.expr], function: ast.AST) -> None:
         """`model = wrap_ddp(model)`: the role of what every `return` of the function gives."""
         self._from_returns(targets, self.returned_by(function))
 
     def returned_by(self, function: ast.AST) -> list[tuple[Role | None, ...]]:
-        """The roles, by position, of what each `return` of this module's `function` gives."""
+        """The roles, by position, of what each `return` of this module's `function` gives; a
+        `return None` gives no object, so it does not stand against the others' (a scaler or
+        `None` when mixed precision is off is a scaler wherever one is used)."""
         return [
             tuple(self.of_returned(e) for e in r.elts) if isinstance(r, (ast.Tuple, ast.List)) else (self.of_returned(r),)
             for r in self._model.returns(function)
+            if not (isinstance(r, ast.Constant) and r.value is None)
         ]
 
     def _from_returns(self, targets: list[ast.expr], returns: list[tuple[Role | None, ...]]) -> None:
@@ -359,6 +380,15 @@ def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST
 
 def _is_self_method(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+
+
+def _held_object_method(func: ast.expr) -> bool:
+    """`self.precision.setup_scaler`: a method of an object held on `self`."""
+    return isinstance(func, ast.Attribute) and _is_self_attribute(func.value)
+
+
+def _is_self_attribute(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
 
 
 def _base_method(model: "ModuleModel", stmt: ast.stmt, name: str) -> Callee | None:

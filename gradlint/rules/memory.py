@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
 
 from gradlint.fixplan import FixPlan, ReplaceExpression
 from gradlint.model import FUNCTION_TYPES, Kind, ModuleModel
@@ -17,6 +18,11 @@ LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SIZE_CALLS = frozenset({"size", "len", "numel"})
 DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy"})
 NUMBER_TYPES = frozenset({"float", "int"})
+# what a tensor keeps its graph through: `loss.sum()`, `loss.cpu()`, `torch.exp(loss)`
+GRAPH_KEEPING_METHODS = frozenset({"sum", "mean", "cpu", "cuda", "to", "clone", "float", "double", "squeeze", "view", "reshape"})
+GRAPH_KEEPING_FUNCTIONS = frozenset({"torch.exp", "torch.sum", "torch.mean", "torch.abs", "torch.sqrt", "torch.log"})
+# calls that make numbers, not tensors: a factor they give is a weight, not a term
+NUMBER_MAKERS = frozenset({"float", "int", "len", "round", "min", "max", "abs", "pow"})
 
 
 class LossKeptWithGraph(Rule):
@@ -32,8 +38,8 @@ class LossKeptWithGraph(Rule):
             method = isinstance(loop.node, FUNCTION_TYPES) and model.parents.enclosing_class(loop.node) is not None
             if not isinstance(loop.node, LOOPS) and not method:
                 continue
-            losses = _backpropagated_here(loop)
-            for stmt, total, loss in _running_sums(model, loop.node, losses, _returning_their_loss(model, loop)):
+            holders = _GraphHolders.of(model, loop.node, _backpropagated_here(loop))
+            for stmt, total, loss, part_of in _running_sums(model, loop.node, holders, _returning_their_loss(model, loop)):
                 if method and not total.startswith("self."):
                     continue
                 if id(stmt) in seen or _backpropagated(model, _holder(total), model.parents.scope_of(stmt)) or _reset_each_iteration(model, loop.node, stmt, total):
@@ -41,7 +47,6 @@ class LossKeptWithGraph(Rule):
                 if gradients_off(model, stmt):
                     continue  # added under `torch.no_grad()`: the sum records no graph
                 seen.add(id(stmt))
-                name = dotted(loss) or model.source(loss)  # `train_step(batch)` returning its loss
                 keep = "detach()" if _used_as_tensor(model, _holder(total)) else "item()"
                 reset = _later_reset(loop.node, stmt, total)
                 each = "call's" if method else "iteration's"
@@ -53,30 +58,196 @@ class LossKeptWithGraph(Rule):
                     f"grows with each step"
                 )
                 message = (
-                    f"`{model.source(stmt)}` adds the loss tensor with its autograd graph: `{total}` "
-                    f"{held}; accumulate `{name}.{keep}`"
+                    f"`{model.source(stmt)}` adds {_described(model, loss, part_of)}: `{total}` "
+                    f"{held}; accumulate `{_converted(model, loss, keep)}`"
                 )
-                fix = FixPlan(
-                    f"Accumulate `{name}.{keep}`",
-                    (ReplaceExpression(model.position(loss), model.source(loss), f"{model.source(loss)}.{keep}"),),
-                )
-                yield Finding(self.code, model.span(stmt), message, fix)
-            for call, loss, callee, total in _meter_updates(model, loop, losses):
+                yield Finding(self.code, model.span(stmt), message, _conversion(model, loss, keep, "Accumulate"))
+            for call, loss, part_of, callee, total in _meter_updates(model, loop, holders):
                 if id(call) in seen or _under_no_grad(model, loop, call):
                     continue
                 seen.add(id(call))
-                name = model.source(loss)
                 owner = callee.module.parents.enclosing_class(callee.function)
                 message = (
-                    f"`{model.source(call)}` hands the loss tensor to `{owner.name}.{callee.function.name}`, "
+                    f"`{model.source(call)}` hands {_described(model, loss, part_of)} to `{owner.name}.{callee.function.name}`, "
                     f"which adds it to `{total}`: the object keeps every iteration's graph (and the "
-                    f"activations it saved) alive, and memory grows with each step; pass `{name}.detach()`"
+                    f"activations it saved) alive, and memory grows with each step; pass `{_converted(model, loss, 'detach()')}`"
                 )
-                fix = FixPlan(
-                    f"Pass `{name}.detach()`",
-                    (ReplaceExpression(model.position(loss), name, f"{name}.detach()"),),
-                )
-                yield Finding(self.code, model.span(call), message, fix)
+                yield Finding(self.code, model.span(call), message, _conversion(model, loss, "detach()", "Pass"))
+
+
+def _described(model: ModuleModel, value: ast.expr, part_of: str | None) -> str:
+    if part_of is None:
+        return "the loss tensor with its autograd graph"
+    return f"`{model.source(value)}` with the autograd graph it shares with the backpropagated `{part_of}`"
+
+
+def _converted(model: ModuleModel, value: ast.expr, method: str) -> str:
+    """The value with no graph: `loss.item()`; `float(out.get("loss", 0))`, whose default has no
+    tensor method."""
+    source = model.source(value)
+    return f"float({source})" if _defaulted(value) else f"{source}.{method}"
+
+
+def _conversion(model: ModuleModel, value: ast.expr, method: str, verb: str) -> FixPlan | None:
+    """The fix converting the value where it is handed over; none for `out.get("loss", 0)`: a
+    float in place of a tensor changes what the total is, not only what it keeps."""
+    if _defaulted(value):
+        return None
+    converted = _converted(model, value, method)
+    return FixPlan(f"{verb} `{converted}`", (ReplaceExpression(model.position(value), model.source(value), converted),))
+
+
+def _defaulted(value: ast.expr) -> bool:
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"
+
+
+@dataclass
+class _GraphHolders:
+    """What holds the graph of the tensors a loop backpropagates: the losses themselves, the
+    tensors added up into one in the iteration (`loss = cls_loss + 0.5 * box_loss`, their terms),
+    the entries of a dict of outputs summed into one (`loss = sum(v for k, v in ret.items() if
+    "loss" in k)`), and what keeps a graph computed from any of them (`loss.sum()`,
+    `torch.exp(loss)`)."""
+
+    losses: set[str]
+    terms: dict[str, str] = field(default_factory=dict)  # term -> the loss it is added into
+    entries: dict[str, tuple[Callable[[object], bool], str]] = field(default_factory=dict)  # dict -> (which keys, loss)
+
+    @classmethod
+    def of(cls, model: ModuleModel, loop: ast.stmt, losses: set[str]) -> "_GraphHolders":
+        holders = cls(losses)
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.targets[0]) in losses:
+                built, loss = node.value, dotted(node.targets[0])
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and dotted(node.target) in losses:
+                built, loss = node.value, dotted(node.target)
+            else:
+                continue
+            holders._add_parts(model, loop, node, built, loss)
+        return holders
+
+    def _add_parts(self, model: ModuleModel, loop: ast.stmt, stmt: ast.stmt, built: ast.expr, loss: str) -> None:
+        for part, weighted in _summands(built):
+            if isinstance(part, ast.Call) and _sums_a_dict(part) is not None:
+                holder, keys = _sums_a_dict(part)
+                if _made_in_iteration(model, loop, holder, stmt.lineno, strict=False):
+                    self.entries[holder] = (keys, loss)
+                continue
+            name = dotted(part)
+            if name is None or name in self.losses:
+                continue
+            if weighted:  # `w * kl`: the factor the iteration computes with a call is the term
+                factors = [f for f in weighted if dotted(f) and _made_in_iteration(model, loop, dotted(f), stmt.lineno, strict=True)]
+                if len(factors) != 1 or factors[0] is not part:
+                    continue
+            elif not _made_in_iteration(model, loop, name, stmt.lineno, strict=False):
+                continue
+            self.terms.setdefault(name, loss)
+
+    def holding(self, value: ast.expr) -> tuple[ast.expr, str | None] | None:
+        """(what to convert, the loss it is part of or None for a loss itself) when the value
+        holds a backpropagated graph."""
+        term = _scaled_term(value)
+        name = dotted(term)
+        if name in self.losses:
+            return term, None
+        if name in self.terms:
+            return term, self.terms[name]
+        entry = _entry(term)
+        if entry is not None and entry[0] in self.entries:
+            keys, loss = self.entries[entry[0]]
+            return (term, loss) if keys(entry[1]) else None
+        kept = _graph_kept_from(term)
+        if kept is not None:
+            inner = self.holding(kept)
+            if inner is not None:
+                return term, inner[1] if inner[1] is not None else dotted(_scaled_term(kept))
+        return None
+
+
+def _summands(expr: ast.expr):
+    """(part, factors) for each part added up into `expr`: `a + b - c` gives a, b, c with no
+    factors; `w * kl` gives each factor with both factors, to be told apart by where they come
+    from; `loss / n` gives `loss`."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+        yield from _summands(expr.left)
+        yield from _summands(expr.right)
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        yield from _summands(expr.left)
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        for factor in (expr.left, expr.right):
+            yield factor, (expr.left, expr.right)
+    elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        yield from _summands(expr.operand)
+    else:
+        yield expr, None
+
+
+def _sums_a_dict(call: ast.Call) -> tuple[str, Callable[[object], bool]] | None:
+    """(the dict, which of its keys count) for `sum(v for k, v in out.items() if "loss" in k)`,
+    `sum([...])` or `sum(out.values())`; None where the filter is anything else."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "sum" and len(call.args) == 1):
+        return None
+    argument = call.args[0]
+    if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and argument.func.attr == "values" and dotted(argument.func.value):
+        return dotted(argument.func.value), lambda key: True
+    if not isinstance(argument, (ast.GeneratorExp, ast.ListComp)) or len(argument.generators) != 1:
+        return None
+    loop = argument.generators[0]
+    source = loop.iter
+    if not (isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in ("items", "values") and dotted(source.func.value)):
+        return None
+    holder = dotted(source.func.value)
+    if not loop.ifs:
+        return holder, lambda key: True
+    if source.func.attr != "items" or len(loop.ifs) != 1 or not isinstance(loop.target, ast.Tuple):
+        return None
+    test, key_name = loop.ifs[0], dotted(loop.target.elts[0])
+    if (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)
+        and isinstance(test.left, ast.Constant) and isinstance(test.left.value, str) and dotted(test.comparators[0]) == key_name
+    ):
+        word = test.left.value
+        return holder, lambda key: isinstance(key, str) and word in key
+    return None
+
+
+def _entry(value: ast.expr) -> tuple[str, object] | None:
+    """(dict, constant key) for `out["loss"]` and `out.get("loss", 0)`."""
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and dotted(value.value):
+        return dotted(value.value), value.slice.value
+    if (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"
+        and value.args and isinstance(value.args[0], ast.Constant) and dotted(value.func.value)
+    ):
+        return dotted(value.func.value), value.args[0].value
+    return None
+
+
+def _graph_kept_from(value: ast.expr) -> ast.expr | None:
+    """`loss` of `loss.sum()`, `loss.cpu()`, `torch.exp(loss)`: a tensor computed from it with
+    its graph."""
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    if isinstance(func, ast.Attribute) and func.attr in GRAPH_KEEPING_METHODS and not value.keywords:
+        return func.value
+    if dotted(func) in GRAPH_KEEPING_FUNCTIONS and len(value.args) == 1:
+        return value.args[0]
+    return None
+
+
+def _made_in_iteration(model: ModuleModel, loop: ast.stmt, name: str, line: int, strict: bool) -> bool:
+    """The name is last given a value in the loop before `line`, by a call that makes tensors
+    (not `float(...)`, `.item()`); unless `strict`, also by arithmetic or an entry (`out["kl"]`)."""
+    scope = model.parents.scope_of(loop)
+    given = [s for s in model.scope(scope).before(name, line) if loop.lineno <= s.lineno <= loop.end_lineno]
+    if not given:
+        return False
+    value = assigned_value(max(given, key=lambda s: s.lineno), name)
+    if isinstance(value, ast.Call):
+        return not _no_graph(value) and dotted(value.func) not in NUMBER_MAKERS
+    return not strict and isinstance(value, (ast.BinOp, ast.Subscript))
 
 
 def _under_no_grad(model: ModuleModel, loop, call: ast.Call) -> bool:
@@ -85,18 +256,18 @@ def _under_no_grad(model: ModuleModel, loop, call: ast.Call) -> bool:
     return holder is not None and gradients_off(model, holder)
 
 
-def _meter_updates(model: ModuleModel, loop, losses: set[str]):
-    """(call, loss argument, method, total) for `meter.update(loss, n)` in the loop, where the
+def _meter_updates(model: ModuleModel, loop, holders: "_GraphHolders"):
+    """(call, loss argument, the loss it is part of, method, total) for `meter.update(loss, n)` in the loop, where the
     method of a project class adds the parameter given the loss to an attribute of its object
     (`self.sum += val * n`, an AverageMeter) and the object outlives the iteration."""
-    if not losses:
+    if not holders.losses:
         return
     candidates, assigned_here = [], set()
     for node in ast.walk(loop.node):  # one pass: what the loop assigns, and calls handed a loss
         if isinstance(node, ast.Assign):
             assigned_here.update(dotted(t) for t in node.targets)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and any(
-            _loss_term(a, losses) is not None for a in [*node.args, *(k.value for k in node.keywords)]
+            holders.holding(a) is not None for a in [*node.args, *(k.value for k in node.keywords)]
         ):
             candidates.append(node)
     context = CallContext(model, loop.scope, class_of_scope(model, loop.scope))
@@ -109,12 +280,12 @@ def _meter_updates(model: ModuleModel, loop, losses: set[str]):
         if callee is None or callee.cls is None or not isinstance(callee.function, FUNCTION_TYPES):
             continue
         for param, argument in bind_arguments(callee, node).items():
-            loss = _loss_term(argument, losses)
+            loss, part_of = holders.holding(argument) or (None, None)
             if loss is not None and _converted_before(model, loop.node, loss, node.lineno):
                 continue
             total = _attribute_sum_of(callee, param) if loss is not None else None
             if total is not None:
-                yield node, loss, callee, total
+                yield node, loss, part_of, callee, total
                 break
 
 
@@ -183,10 +354,11 @@ def _returning_their_loss(model: ModuleModel, loop) -> set[int]:
     return calls
 
 
-def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str], loss_calls: set[int]):
-    """(statement, total, loss node) for `total += loss` and `total = total + loss` in the loop
-    (`totals['loss'] += loss` too), where `loss` is (a size-weighted) tensor that backward() ran
-    on, or the call of a helper returning the loss it ran backward on (`loss_calls`)."""
+def _running_sums(model: ModuleModel, loop: ast.stmt, holders: "_GraphHolders", loss_calls: set[int]):
+    """(statement, total, loss node, the loss it is part of) for `total += loss` and `total =
+    total + loss` in the loop (`totals['loss'] += loss` too), where `loss` is (a size-weighted)
+    tensor holding a backpropagated graph, or the call of a helper returning the loss it ran
+    backward on (`loss_calls`)."""
     for stmt in ast.walk(loop):
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
             total, value = _spelled_total(stmt.target), stmt.value
@@ -197,9 +369,9 @@ def _running_sums(model: ModuleModel, loop: ast.stmt, losses: set[str], loss_cal
             total, value = dotted(stmt.targets[0]), stmt.value.right
         else:
             continue
-        loss = value if id(value) in loss_calls else _loss_term(value, losses)
-        if total and loss is not None and total not in losses and not _converted_before(model, loop, loss, stmt.lineno):
-            yield stmt, total, loss
+        loss, part_of = (value, None) if id(value) in loss_calls else holders.holding(value) or (None, None)
+        if total and loss is not None and total not in holders.losses and not _converted_before(model, loop, loss, stmt.lineno):
+            yield stmt, total, loss, part_of
 
 
 def _spelled_total(target: ast.expr) -> str | None:

@@ -4321,3 +4321,78 @@ def test_a_window_a_star_imported_settings_instance_fixes_at_one_accumulates_not
     (workdir / "train.py").write_text(textwrap.dedent(KAGGLE_TRAIN.replace("OVERRIDE", "cfg.accumulation_steps = 4\n")))
     run = gradlint("check", "--no-cache", "--select", "GL203,GL205", "--format", "concise", "train_func.py")
     assert codes(run) == [("train_func.py", "GL203"), ("train_func.py", "GL205")], run.stdout
+
+
+PRECISION = """
+import logging
+
+import torch
+
+
+class PrecisionManager:
+    def __init__(self, dtype="fp16"):
+        self.dtype = dtype
+        self.scaler = None
+
+    def setup_scaler(self, enabled=True):
+        if not enabled or not torch.cuda.is_available():
+            return None
+        self.scaler = torch.amp.GradScaler("cuda")
+        logging.info("loss scale %s", self.scaler.get_scale())
+        return self.scaler
+
+    def step_optimizer(self, optimizer):
+        if self.scaler is not None:
+            self.scaler.step(optimizer)
+            self.scaler.update()
+        else:
+            optimizer.step()
+
+
+class GradientGuard:
+    def __init__(self, max_norm=1.0):
+        self.max_norm = max_norm
+
+    def clip(self, model):
+        return torch.nn.utils.clip_grad_norm_(model.parameters(), self.max_norm).item()
+"""
+
+STABILITY = """
+from precision import GradientGuard, PrecisionManager
+
+
+class StableStep:
+    def __init__(self, mixed_precision=True, max_norm=1.0):
+        self.guard = GradientGuard(max_norm)
+        self.precision = PrecisionManager()
+        if mixed_precision:
+            self.scaler = self.precision.setup_scaler(enabled=True)
+        else:
+            self.scaler = None
+
+    def run(self, model, optimizer, loss):
+        if self.scaler is not None:
+            scaled = self.scaler.scale(loss)
+            scaled.backward()
+        else:
+            loss.backward()
+        UNSCALE
+        norm = self.guard.clip(model)
+        self.precision.step_optimizer(optimizer)
+        optimizer.zero_grad()
+        return norm
+"""
+
+
+def test_a_scaler_a_held_helper_object_builds_and_returns_is_one_for_the_clip(workdir, gradlint):
+    """The step object keeps the scaler that its precision helper's `setup_scaler()` returns (a
+    `GradScaler`, or `None` when mixed precision is off), and clips through another helper
+    object: the clip reads scaled gradients (GL301) until the scaler unscales them first."""
+    files = {"precision.py": PRECISION, "stability.py": STABILITY.replace("UNSCALE", "")}
+    project(workdir, files)
+    run = gradlint("check", "--no-cache", "--select", "GL301", "--format", "concise", "stability.py")
+    assert codes(run) == [("stability.py", "GL301")], run.stdout
+    assert "self.scaler.unscale_(optimizer)" in run.stdout
+    (workdir / "stability.py").write_text(textwrap.dedent(STABILITY.replace("UNSCALE", "if self.scaler is not None:\n            self.scaler.unscale_(optimizer)")))
+    run = gradlint("check", "--no-cache", "--select", "GL301", "--format", "concise", "stability.py")
+    assert codes(run) == [], run.stdout
