@@ -256,10 +256,9 @@ class _Analysis:
             return self.mean_of_errors(call.args[0], scope, call.lineno, depth)  # `torch.mean((pred - y) ** 2)`
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
             return True if qualname.endswith(("div", "divide")) else None
-        if isinstance(func, ast.Call):  # `nn.MSELoss()(out, y)`: a criterion built where it is called
-            built = constructor(func)
-            if (self.model.imports.qualname(built.func) or "").startswith("torch.nn."):
-                return None if _reduces_by_sum(built) else False
+        built = self.torch_criterion(func, call, scope)
+        if built is not None:  # `nn.MSELoss()(out, y)`, or `LossG(out, y)` after `LossG = nn.MSELoss()`
+            return None if _reduces_by_sum(built) else False
         if self.spans_cached_micro_batches(call, scope):
             # a loss over the whole window's batch, whatever function computes it (a project
             # criterion's mean included): its gradients sum, undivided
@@ -306,6 +305,17 @@ class _Analysis:
             # of this batch, computed by the model or by a library the model cannot read
             return False
         return None  # some other function: it may well divide inside
+
+    def torch_criterion(self, func: ast.expr, call: ast.Call, scope: ast.AST) -> ast.Call | None:
+        """The `torch.nn` loss module the call runs: built where it is called, or the value the
+        called name was last given (whatever the name: `LossG = torch.nn.MSELoss()`)."""
+        if isinstance(func, (ast.Name, ast.Attribute)) and dotted(func) is not None:
+            func, _, _ = self.model.values.reaching_value(func, scope, call.lineno)
+        if not isinstance(func, ast.Call):
+            return None
+        built = constructor(func)  # `.cuda()` returns the criterion
+        qualname = self.model.imports.qualname(built.func) or ""
+        return built if qualname.startswith("torch.nn.") and qualname.endswith("Loss") else None
 
     def sums_over_samples(self, func: ast.expr, call: ast.Call, scope: ast.AST) -> bool:
         """A loss reduced by a sum (`reduction='sum'`, the older `size_average=False`) on the call

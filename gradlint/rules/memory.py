@@ -128,8 +128,9 @@ class _GraphHolders:
 
     def _add_parts(self, model: ModuleModel, loop: ast.stmt, stmt: ast.stmt, built: ast.expr, loss: str) -> None:
         for part, weighted in _summands(built):
-            if isinstance(part, ast.Call) and _sums_a_dict(part) is not None:
-                holder, keys = _sums_a_dict(part)
+            summed = _sums_a_dict(part) if isinstance(part, ast.Call) else None
+            if summed is not None:
+                holder, keys = summed
                 if _made_in_iteration(model, loop, holder, stmt.lineno, strict=False):
                     self.entries[holder] = (keys, loss)
                 continue

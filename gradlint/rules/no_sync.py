@@ -69,6 +69,8 @@ class NoSyncWithoutForward(Rule):
             forward = _forward_before(model, scope, stmt.lineno, ddp)
             if forward is None or not _backward_after(loop, stmt) or _set_before(model, loop, ddp, forward):
                 continue
+            if not _accumulates(model, stmt):
+                continue  # a window fixed at one micro-batch: the flag says "sync" every time
             message = (
                 f"`{model.source(target)}` is set after the forward (`{model.source(forward)}`) it is "
                 f"meant for: DDP reads the flag in the forward, so each micro-batch's backward syncs "
@@ -96,6 +98,13 @@ def _sync_flag_assignments(model: ModuleModel) -> Iterator[tuple[ast.Assign, ast
         if isinstance(stmt, ast.Assign) and any(node is t for t in stmt.targets) and isinstance(node, ast.Attribute) \
                 and node.attr == "require_backward_grad_sync":
             yield stmt, node
+
+
+def _accumulates(model: ModuleModel, stmt: ast.stmt) -> bool:
+    """The training loops around the statement may accumulate (or none is known): where every
+    one's window is fixed at a single micro-batch, the boundary the flag tests is always there."""
+    around = [loop for loop in model.loops if loop.node.lineno <= stmt.lineno <= loop.node.end_lineno]
+    return not around or any(loop.accumulation is not None for loop in around)
 
 
 def _backward_after(loop: ast.stmt, stmt: ast.stmt) -> bool:
