@@ -127,7 +127,7 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     nowhere else in it, except back to that integer where the step's test holds (a window's own
     count: `if num_iter == N: ...; num_iter = 0`). Counted up before the boundary test, it reads
     like `enumerate(..., start=reset + 1)`."""
-    source = _unwrap_progress(loop.iter)
+    source = _unwrap_progress(_passed_through(model, loop, loop.iter))
     if _called_enumerate(source):
         source = _unwrap_progress(source.args[0])
     if dotted(source) is None or _endless(model, loop, source):
@@ -311,7 +311,7 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     """(index name, start, iterated object) of `for i, x in enumerate(obj[, start])`, when
     `obj` has a visible length (a name or attribute, possibly inside a progress bar, or handed
     to a generator that yields each of its items)."""
-    call, target = _unwrap_progress(_progress_bar(model, loop) or loop.iter), loop.target
+    call, target = _unwrap_progress(_passed_through(model, loop, _progress_bar(model, loop) or loop.iter)), loop.target
     if not _called_enumerate(call):
         return None
     if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)):
@@ -427,6 +427,27 @@ def _progress_bar(model: "ModuleModel", loop: ast.For) -> ast.expr | None:
         shown, plain = _unwrap_progress(value.body), _unwrap_progress(value.orelse)
         return shown if ast.dump(shown) == ast.dump(plain) else None
     return value if _unwrap_progress(value) is not value else None
+
+
+def _passed_through(model: "ModuleModel", loop: ast.For, expr: ast.expr) -> ast.expr:
+    """`x` of `wrap(x)` where the function sets `wrap` to a lambda handing its argument back,
+    maybe in a progress bar (`wrap = (lambda x: tqdm(x)) if args.tqdm else (lambda x: x)`): the
+    loop runs over what it was given."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and len(expr.args) == 1 and not expr.keywords):
+        return expr
+    value, _, _ = model.values.reaching_value(expr.func, model.parents.scope_of(loop), loop.lineno)
+    lambdas = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+    if all(_hands_back(f) for f in lambdas):
+        return expr.args[0]
+    return expr
+
+
+def _hands_back(function: ast.expr | None) -> bool:
+    """`lambda x: x` or `lambda x: tqdm(x, ...)`."""
+    if not (isinstance(function, ast.Lambda) and len(function.args.args) == 1):
+        return False
+    returned = _unwrap_progress(function.body)
+    return isinstance(returned, ast.Name) and returned.id == function.args.args[0].arg
 
 
 def _unwrap_progress(expr: ast.expr) -> ast.expr:
