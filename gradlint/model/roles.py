@@ -10,7 +10,7 @@ from collections import defaultdict
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import Callee, CallContext, class_of_scope, constructor, find_method, possible_methods
+from gradlint.model.callees import Callee, CallContext, class_of_instance, class_of_scope, constructor, find_method, possible_methods
 from gradlint.model.names import dotted
 from gradlint.model.scopes import expression_roots
 
@@ -48,6 +48,8 @@ SHARDING_PLUGINS = frozenset({"fsdp_plugin", "deepspeed_plugin", "megatron_lm_pl
 # library calls that return the model wrapped in DDP when several processes run, bare otherwise
 DISTRIBUTED_WRAPPERS = frozenset({"ignite.distributed.auto_model", "ignite.distributed.auto.auto_model"})
 FRAMEWORK_NAME = re.compile(r"(^|_)(accelerator|engine|fabric|model_engine)$")
+# what a learning-rate schedule's code names (split at underscores: `base_lr`, `param_groups`)
+LEARNING_RATE_WORDS = frozenset({"lr", "lrs", "learning", "groups", "opt"})
 
 
 def classify_constructor(qualname: str) -> Role | None:
@@ -119,6 +121,8 @@ class Roles:
                         role = Role.DDP_MODEL
                     if role and _switched_off(model, node):
                         continue  # `DDP = False` at the top, then `if DDP: model = DDP(model)`: never built
+                    if role is Role.SCHEDULER and _schedules_no_learning_rate(model, constructor):
+                        continue  # `LossWeightScheduler(...)`: a schedule of loss weights, named like one
                     if role:
                         self._assign(targets, role)
                         for name in filter(None, map(dotted, targets)):
@@ -169,8 +173,11 @@ class Roles:
         # because the code calls its step() and zero_grad().
         for name, called in usage.items():
             found = _role_from_usage(name, called) if name not in self._roles else {}
-            if found.get(name) is not Role.OPTIMIZER or not _gradient_free_object(model, name):
-                self._roles.update(found)
+            if found.get(name) is Role.OPTIMIZER and _gradient_free_object(model, name):
+                continue
+            if found.get(name) is Role.SCHEDULER and _built_as_no_learning_rate_schedule(model, name):
+                continue
+            self._roles.update(found)
 
     def _kept_on_self(self, model: "ModuleModel", built_at: dict[str, list[tuple[ast.AST, int]]]) -> None:
         """`self.model = model` after `model = DDP(model, ...)` earlier in the same function (on
@@ -500,6 +507,35 @@ def _steps_without_gradients(model: "ModuleModel", cls: ast.ClassDef) -> bool:
     return step is not None and not any(
         isinstance(n, ast.Attribute) and n.attr in ("grad", "step", "backward") for n in ast.walk(step)
     )
+
+
+def _built_as_no_learning_rate_schedule(model: "ModuleModel", name: str) -> bool:
+    """Every assignment of `name` builds a project class that schedules no learning rate (see
+    `_schedules_no_learning_rate`): `self.temperature_scheduler.step()` steps a temperature."""
+    built = [
+        constructor(stmt.value) for stmt in model.statements
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and any(dotted(t) == name for t in stmt.targets)
+    ]
+    return bool(built) and all(_schedules_no_learning_rate(model, call) for call in built)
+
+
+def _schedules_no_learning_rate(model: "ModuleModel", call: ast.Call) -> bool:
+    """The call builds a project class with no base class whose code never names an optimizer,
+    its param groups or a learning rate: a schedule of loss weights or of a temperature, whatever
+    its name says (a plain class scheduling the learning rate takes the optimizer, or returns a
+    rate the loop writes into the param groups)."""
+    built = class_of_instance(model, call)
+    if built is None:
+        return False
+    owner, cls = built
+    if any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases):
+        return False  # an LRScheduler subclass, or a base the model does not read
+    words = {
+        word for node in ast.walk(cls)
+        for name in ([node.id] if isinstance(node, ast.Name) else [node.attr] if isinstance(node, ast.Attribute) else [node.arg] if isinstance(node, ast.arg) else [])
+        for word in name.lower().split("_")
+    }
+    return not words & LEARNING_RATE_WORDS and not any(word.startswith("optim") for word in words)
 
 
 def _role_from_usage(name: str, called: set[str]) -> dict[str, Role]:

@@ -409,9 +409,10 @@ def _update_between(loop, first, second) -> bool:
 
 
 def _every_micro_batch(loop, unscale) -> bool:
-    """The unscale_ runs on each micro-batch of an accumulation window, the update once."""
+    """The unscale_ runs on each micro-batch of an accumulation window, the update once (the
+    updates on its own path: not those of a branch that steps every batch)."""
     accumulation = loop.accumulation
-    updates = [e for e in loop.of(Kind.SCALER_UPDATE) if e.target == unscale.target]
+    updates = [e for e in loop.of(Kind.SCALER_UPDATE) if e.target == unscale.target and not exclusive(e, unscale)]
     if accumulation is None or not updates:
         return False
     if accumulation.inner_loop is not None:
