@@ -41,7 +41,7 @@ class MissingZeroGrad(Rule):
                 # the walk names a helper's `optimizer.zero_grad()` by what each call passes it
                 zeros = [z for z in loop.of(Kind.ZERO_GRAD) if z.optimizer is not None and _zeroed(optimizer, {z.optimizer})]
                 if zeros:
-                    step = _step_never_cleared(loop, its_steps, zeros, relevant)
+                    step = _step_never_cleared(model, loop, its_steps, zeros, relevant)
                     if step is None:
                         continue
                     never = (
@@ -80,19 +80,28 @@ def _zeroed(optimizer: str, zeroed: set[str | None]) -> bool:
     return any(name and (within(name, optimizer) or within(optimizer, name)) for name in zeroed)
 
 
-def _step_never_cleared(loop: TrainingLoop, steps, zeros, clearings):
+def _step_never_cleared(model: ModuleModel, loop: TrainingLoop, steps, zeros, clearings):
     """A step on a path of the loop where no clear runs: every `zero_grad()` of its optimizer
     sits on the other side of a settings test (`if use_amp: scaled backward, step` / `else:
     zero_grad, backward, step`), and nothing else could clear its gradients (no clear outside
     these, none the model cannot attribute)."""
     own = {id(z.node) for z in zeros}
-    if any(id(c.node) not in own for c in clearings):
+    if any(id(c.node) not in own and not _between_runs(model, loop, c.node) for c in clearings):
         return None
     unattributed = [z for z in loop.of(Kind.ZERO_GRAD) if z.optimizer is None]
     return next((
         s for s in steps
         if all(_apart_every_pass(z, s) for z in zeros) and all(_apart_every_pass(z, s) for z in unattributed)
     ), None)
+
+
+def _between_runs(model: ModuleModel, loop: TrainingLoop, node: ast.AST) -> bool:
+    """A clear in the loop's own function code, before or after the loop (a validation pass's
+    `model.zero_grad()` once per epoch): it runs between runs of the loop, never between two of
+    its iterations."""
+    if loop.node.lineno <= getattr(node, "lineno", 0) <= loop.node.end_lineno or not any(n is node for n in ast.walk(loop.scope)):
+        return False
+    return model.parents.scope_of(innermost(loop.scope, node)) is loop.scope
 
 
 def _apart_every_pass(clear, step) -> bool:
