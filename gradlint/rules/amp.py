@@ -379,9 +379,9 @@ class DoubleUnscale(Rule):
         )
         fix = None
         stmt = model.parents.movable(second.stmt)
-        if not second.elsewhere and isinstance(second.stmt, ast.Expr) and not any(
+        if not second.elsewhere and isinstance(second.stmt, ast.Expr) and len(model.parents.block.get(stmt, ())) > 1 and not any(
             e is not second and contains(stmt, e.stmt) for e in loop.events
-        ):
+        ):  # (a block holding only the call would be left empty)
             fix = FixPlan(f"Remove the second {code(model, second)}", (RemoveStatement(model.position(stmt)),))
         return Finding(self.code, model.span(second.anchor), message, fix)
 
