@@ -44,7 +44,7 @@ class LossKeptWithGraph(Rule):
                     continue
                 if id(stmt) in seen or _backpropagated(model, _holder(total), model.parents.scope_of(stmt)) or _reset_each_iteration(model, loop.node, stmt, total):
                     continue
-                if gradients_off(model, stmt):
+                if gradients_off(model, stmt) or _fallback_of_a_conversion(model, loop, stmt, loss):
                     continue  # added under `torch.no_grad()`: the sum records no graph
                 seen.add(id(stmt))
                 keep = "detach()" if _used_as_tensor(model, _holder(total)) else "item()"
@@ -63,7 +63,7 @@ class LossKeptWithGraph(Rule):
                 )
                 yield Finding(self.code, model.span(stmt), message, _conversion(model, loss, keep, "Accumulate"))
             for call, loss, part_of, callee, total in _meter_updates(model, loop, holders):
-                if id(call) in seen or _under_no_grad(model, loop, call):
+                if id(call) in seen or _under_no_grad(model, loop, call) or _fallback_of_a_conversion(model, loop, call, loss):
                     continue
                 seen.add(id(call))
                 owner = callee.module.parents.enclosing_class(callee.function)
@@ -249,6 +249,25 @@ def _made_in_iteration(model: ModuleModel, loop: ast.stmt, name: str, line: int,
     if isinstance(value, ast.Call):
         return not _no_graph(value) and dotted(value.func) not in NUMBER_MAKERS
     return not strict and isinstance(value, (ast.BinOp, ast.Subscript))
+
+
+def _fallback_of_a_conversion(model: ModuleModel, loop, node: ast.AST, value: ast.expr) -> bool:
+    """`try: meter.update(loss.item())` / `except: meter.update(loss)`: the handler runs only
+    when the value could not be converted (a plain number, as the loss is on a branch that
+    computes no term), so what it adds holds no graph."""
+    name = dotted(value)
+    stmt = node if isinstance(node, ast.stmt) else model.parents.holding(model.parents.scope_of(loop.node), node)
+    if name is None or stmt is None:
+        return False
+    for inner in model.parents.chain(stmt):
+        parent = model.parents.parent.get(inner)
+        if isinstance(parent, ast.Try) and any(inner in handler.body for handler in parent.handlers):
+            return any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in DETACHING_METHODS
+                and dotted(n.func.value) == name
+                for s in parent.body for n in ast.walk(s)
+            )
+    return False
 
 
 def _under_no_grad(model: ModuleModel, loop, call: ast.Call) -> bool:

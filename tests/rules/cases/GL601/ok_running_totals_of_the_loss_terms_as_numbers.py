@@ -38,3 +38,35 @@ def train_with_outputs(model, loader, optimizer):
         optimizer.step()
         totals["acc"] += out["acc"]
     return totals
+
+
+class Meter:
+    def __init__(self):
+        self.sum, self.count = 0, 0
+
+    def update(self, val, n=1):
+        self.sum += val * n
+        self.count += n
+
+
+def train_with_fallback_meters(model, loader, optimizer, criterion, use_decouple):
+    """The re-ID term is a tensor on one branch and 0 on the other: the meter takes its
+    `.item()`, and only a number that has none reaches the `except` handler."""
+    meter = Meter()
+    for images, pids in loader:
+        if use_decouple:
+            score, feat = model(images)
+            loss_reid = criterion(score, pids)
+            loss_decouple = feat.pow(2).mean()
+            loss = loss_reid + loss_decouple
+        else:
+            loss_reid = 0
+            loss = criterion(model(images)[0], pids)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        try:
+            meter.update(loss_reid.item())
+        except AttributeError:
+            meter.update(loss_reid)
+    return meter.sum / max(meter.count, 1)
