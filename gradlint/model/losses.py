@@ -25,7 +25,7 @@ CRITERION = re.compile(r"crit|loss", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
 IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze", "view", "reshape", "flatten"})
-COUNT_CASTS = MASK_CASTS | {"clamp", "clamp_min"}  # `mask.sum().clamp(min=1)`: still the mask's count
+COUNT_CASTS = MASK_CASTS | {"clamp", "clamp_min", "item"}  # `mask.sum().clamp(min=1)`, `.item()`: still the mask's count
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`, a
 # StyleGAN phase's `gain`): it sets the term's share, it does not divide by the window.
 LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma", "gain"})
@@ -34,7 +34,7 @@ NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accu
 # The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
 # which leaves each rank's loss as large as before, so it does not divide by the window.
 PROCESS_COUNT_NAMES = frozenset({"world_size", "num_gpus", "n_gpu", "n_gpus", "ngpus", "num_processes", "num_replicas"})
-PER_SAMPLE_WORDS = frozenset({"reward", "rewards", "advantage", "advantages", "returns"})
+PER_SAMPLE_WORDS = frozenset({"reward", "rewards", "advantage", "advantages", "adv", "advs", "returns"})
 LENGTH_WORDS = frozenset({"len", "length", "lengths", "ntokens", "tokens"})  # what a loss is weighted up by
 BATCH_SIZE_WORDS = frozenset({"batch", "bs", "runt"})
 WINDOW_TOTAL_WORDS = frozenset({"total", "global", "effective", "effec", "eff", "accum", "accumulated", "world", "all"})
@@ -124,7 +124,7 @@ class _Analysis:
                 if (
                     _averages_its_terms(left, self.counted_items(right, scope, line), scope)
                     or _averages_written_terms(left, right) or _own_size(left, right)
-                    or _masked_mean(left, right)
+                    or self.masked_mean(left, right, scope, line)
                     or self.per_micro_batch(right, scope, line, depth)
                 ):
                     return self.expr(left, scope, line, depth + 1)  # a mean over the terms: as raw as they are
@@ -150,6 +150,10 @@ class _Analysis:
                 if _is_loss_weight(left) or _is_loss_weight(right) or _is_mask(left) or _is_mask(right):
                     weighed = right if _is_loss_weight(left) or _is_mask(left) else left
                     return self.expr(weighed, scope, line, depth + 1)  # a weight or a mask does not divide
+                if _per_sample_factor(left) != _per_sample_factor(right):
+                    # `-log_probs * advantages.detach()`: a policy-gradient objective, weighed per
+                    # sample of this micro-batch, not divided by anything
+                    return self.expr(right if _per_sample_factor(left) else left, scope, line, depth + 1)
                 return True
             case ast.BinOp(op=ast.Add() | ast.Sub(), left=left, right=right):
                 if self.running_sum(left, scope, line):  # `loss = loss + term` from `loss = 0`
@@ -316,6 +320,17 @@ class _Analysis:
         built = constructor(func)  # `.cuda()` returns the criterion
         qualname = self.model.imports.qualname(built.func) or ""
         return built if qualname.startswith("torch.nn.") and qualname.endswith("Loss") else None
+
+    def masked_mean(self, total: ast.expr, divisor: ast.expr, scope: ast.AST, line: int) -> bool:
+        """`_masked_mean`, also where the masked product was kept in a name first (`kl = -logp *
+        adv * mask`, then `kl.sum() / mask.sum()`)."""
+        if _masked_mean(total, divisor):
+            return True
+        summed = total.func.value if isinstance(total, ast.Call) and isinstance(total.func, ast.Attribute) and total.func.attr == "sum" else None
+        if not isinstance(summed, ast.Name):
+            return False
+        value, _, _ = self.model.values.reaching_value(summed, scope, line)
+        return value is not None and _masked_mean(value, divisor)
 
     def sums_over_samples(self, func: ast.expr, call: ast.Call, scope: ast.AST) -> bool:
         """A loss reduced by a sum (`reduction='sum'`, the older `size_average=False`) on the call
@@ -746,7 +761,24 @@ def _is_per_sample_quantity(name: str) -> bool:
     """`rewards`, `advantages`, `log_probs`, `returns`: what RL code computes per sample of the
     micro-batch it just generated or read, never already divided by a window."""
     words = set(name.rsplit(".", 1)[-1].lower().split("_"))
-    return bool(words & PER_SAMPLE_WORDS) or "logprobs" in words or {"log", "probs"} <= words
+    return bool(words & PER_SAMPLE_WORDS) or bool(words & {"logprobs", "logprob"}) or {"log", "probs"} <= words or {"log", "prob"} <= words
+
+
+def _per_sample_factor(expr: ast.expr) -> bool:
+    """`advantages.detach()`, `-adv[idx]`, `rewards.unsqueeze(-1)`: a per-sample RL weight (a
+    reward, an advantage, a return; not the log-probabilities it weighs) as a factor of a
+    product (through signs, casts and indexing)."""
+    while True:
+        if isinstance(expr, ast.UnaryOp):
+            expr = expr.operand
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in MASK_CASTS:
+            expr = expr.func.value
+        elif isinstance(expr, ast.Subscript):
+            expr = expr.value
+        else:
+            break
+    name = dotted(expr)
+    return name is not None and bool(set(name.rsplit(".", 1)[-1].lower().split("_")) & PER_SAMPLE_WORDS)
 
 
 def _models_loss_method(func: ast.expr) -> bool:

@@ -1,0 +1,22 @@
+"""On-policy distillation written by hand: the rollout is cut into mini-batches, each one's
+advantage-weighted token mean is backpropagated, and one clip and one step follow the loop.
+Each token mean is divided by the number of mini-batches: the step applies their mean."""
+import torch
+
+
+def train(policy, teacher, opt, rollouts, mini_bs, max_grad_norm, prompt_len):
+    for sequence_ids, seq_mask in rollouts:
+        opt.zero_grad()
+        num_batches = sequence_ids.size(0) // mini_bs
+        for mb_idx in range(num_batches):
+            idx = slice(mb_idx * mini_bs, (mb_idx + 1) * mini_bs)
+            log_probs = policy(sequence_ids[idx]).log_softmax(-1)
+            with torch.no_grad():
+                teacher_log_probs = teacher(sequence_ids[idx]).log_softmax(-1)
+            mask = seq_mask[idx][:, prompt_len:]
+            adv = -(log_probs - teacher_log_probs)
+            reverse_kl = -log_probs * adv.detach() * mask
+            mean_reverse_kl = reverse_kl.sum() / mask.sum().item() / num_batches
+            mean_reverse_kl.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+        opt.step()
