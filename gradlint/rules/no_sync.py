@@ -271,7 +271,15 @@ def _runs(call: ast.Call, ddp: str) -> bool:
         return True
     name = (dotted(call.func) or "").rsplit(".", 1)[-1]
     inspects = name in INSPECTING or name.startswith("clip_grad")  # clip_grad_norm(model, max_norm)
-    return not inspects and any(dotted(a) == ddp for a in call.args)
+    return not inspects and any(_gives(a, ddp) for a in [*call.args, *(k.value for k in call.keywords)])
+
+
+def _gives(argument: ast.expr, ddp: str) -> bool:
+    """The argument is the DDP model, maybe as one side of a choice (`ddp_model if is_dist else
+    model`, `training_losses(model=ddp_model, ...)`)."""
+    if isinstance(argument, ast.IfExp):
+        return _gives(argument.body, ddp) or _gives(argument.orelse, ddp)
+    return dotted(argument) == ddp
 
 
 def _assigned(stmt: ast.stmt) -> set[str]:
