@@ -361,6 +361,14 @@ class DoubleUnscale(Rule):
                               and not exclusive(u, second) and not _update_between(loop, u, second)), None)
                 if first is not None:
                     yield self._twice(model, loop, first, second)
+                elif (skip := _continue_before_update(model, loop, second)) is not None:
+                    message = (
+                        f"`continue` at line {skip.lineno} leaves the iteration after {code(model, second)} "
+                        f"without `{second.target}.update()`: the next iteration's unscale_() raises "
+                        f"RuntimeError (\"unscale_() has already been called on this optimizer since the "
+                        f"last update()\"); call `{second.target}.update()` before skipping the step"
+                    )
+                    yield Finding(self.code, model.span(second.anchor), message)
                 elif _every_micro_batch(loop, second):
                     message = (
                         f"{code(model, second)} runs on every micro-batch while `{second.target}.update()` "
@@ -406,6 +414,35 @@ def _update_between(loop, first, second) -> bool:
         first.order < e.order < second.order and e.target == first.target and not exclusive(e, second)
         for e in loop.of(Kind.SCALER_UPDATE)
     )
+
+
+def _continue_before_update(model: ModuleModel, loop, unscale) -> ast.Continue | None:
+    """A `continue` of the loop's own body after the unscale_ (on its path) and before the first
+    update of its scaler (`if not torch.isfinite(norm): zero_grad(); continue`): that
+    iteration ends with the optimizer still unscaled."""
+    if unscale.elsewhere or unscale.scope is not loop.scope or not isinstance(loop.node, (ast.For, ast.While)):
+        return None
+    updates = [e.node.lineno for e in loop.of(Kind.SCALER_UPDATE) if e.target == unscale.target and not e.elsewhere]
+    if not updates:
+        return None
+    line = unscale.node.lineno
+    return next((
+        node for node in _own_continues(loop.node)
+        if line < node.lineno < min(updates) and not model.parents.on_other_branch(node, line)
+    ), None)
+
+
+def _own_continues(loop: ast.stmt):
+    """The `continue` statements that go on with this loop (not those of a loop or function
+    nested in it)."""
+    pending = [*loop.body]
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, ast.Continue):
+            yield stmt
+        elif not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            pending.extend(child for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.stmt))
+            pending.extend(s for handler in getattr(stmt, "handlers", ()) for s in handler.body)
 
 
 def _every_micro_batch(loop, unscale) -> bool:
