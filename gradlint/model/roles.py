@@ -136,9 +136,9 @@ class Roles:
                         built.append((targets, model.functions[constructor.func.id]))
                     elif (method := _own_method(model, node, constructor.func)) is not None:
                         built.append((targets, method))  # `self.model = self.parallel_model(...)`
-                    elif _is_self_method(constructor.func) and model.project is not None:
+                    elif _on_self(constructor.func) and model.project is not None:
                         inherited.append((targets, node, constructor.func.attr))
-                    elif _held_object_method(constructor.func) and all(_is_self_attribute(t) for t in targets):
+                    elif _held_object_method(constructor.func) and all(_on_self(t) for t in targets):
                         held.append((targets, node, constructor))
                     elif isinstance(constructor.func, ast.Attribute) and constructor.func.attr == "prepare":
                         prepared.append((targets, constructor))
@@ -385,17 +385,14 @@ def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST
     return model.methods(cls).get(func.attr) if cls is not None else None
 
 
-def _is_self_method(func: ast.expr) -> bool:
-    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+def _on_self(expr: ast.expr) -> bool:
+    """`self.<name>`: a method or an attribute of the object."""
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
 
 
 def _held_object_method(func: ast.expr) -> bool:
     """`self.precision.setup_scaler`: a method of an object held on `self`."""
-    return isinstance(func, ast.Attribute) and _is_self_attribute(func.value)
-
-
-def _is_self_attribute(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
+    return isinstance(func, ast.Attribute) and _on_self(func.value)
 
 
 def _base_method(model: "ModuleModel", stmt: ast.stmt, name: str) -> Callee | None:
