@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, stored_values, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, held_parameter, is_abstract, parameter_defaults, parameter_names, resolve_callee, subclasses_of
+from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, stored_values, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, held_parameter, parameter_defaults, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.flags import set_in_branches
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
@@ -241,12 +241,10 @@ def _free_variable_role(frame: Frame, name: str, assigning: frozenset[str]) -> R
 
 
 def wrapped_by_subclass(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:
-    """`self.vlm` of an abstract base class's training loop that a subclass (a DDP strategy, in
-    its own module) wraps in DDP in its setup: DDP whenever that subclass runs the loop. Only
-    abstract classes are asked: they leave their setup to subclasses, and finding the
-    subclasses of every class costs a search of the project."""
-    if not _leaves_to_subclasses(module, cls):
-        return None
+    """`self.model` of a base class's training loop that a subclass (a DDP strategy or a
+    multi-GPU trainer, maybe in its own module) wraps in DDP (`self.model = DDP(self.model)` in
+    its `__init__`, then `super().train_epoch()`): DDP whenever that subclass runs the loop.
+    The subclasses of another module are looked for among the modules importing the class."""
 
     def compute() -> Role | None:
         for owner, _ in subclasses_of(module, cls):
@@ -255,20 +253,6 @@ def wrapped_by_subclass(module: "ModuleModel", cls: ast.ClassDef, name: str) -> 
         return None
 
     return module.memo(("wrapped by subclass", id(cls), name), compute)
-
-
-def _leaves_to_subclasses(module: "ModuleModel", cls: ast.ClassDef) -> bool:
-    """An abstract class: derived from ABC, or with a method that is abstract (decorated, or
-    only raising NotImplementedError)."""
-    def compute() -> bool:
-        if any((dotted(b) or "").rsplit(".", 1)[-1] in ("ABC", "ABCMeta") for b in cls.bases):
-            return True
-        return any(
-            is_abstract(method) or any((dotted(d) or "").endswith("abstractmethod") for d in method.decorator_list)
-            for method in module.methods(cls).values()
-        )
-
-    return module.memo(("leaves to subclasses", id(cls)), compute)  # asked for every `self.` name a frame reads
 
 
 def inherited_role(module: "ModuleModel", cls: ast.ClassDef, name: str) -> Role | None:

@@ -138,9 +138,11 @@ class _GraphHolders:
             if name is None or name in self.losses:
                 continue
             if weighted:  # `w * kl`: the factor the iteration computes with a call is the term
-                factors = [f for f in weighted if dotted(f) and _made_in_iteration(model, loop, dotted(f), stmt.lineno, strict=True)]
-                if len(factors) != 1 or factors[0] is not part:
-                    continue
+                other = weighted[1] if weighted[0] is part else weighted[0]
+                if isinstance(other, ast.Call) or not _made_in_iteration(model, loop, name, stmt.lineno, strict=True):
+                    continue  # `loss_step(batch) * num_tokens`: the name may be the count it is weighed by
+                if dotted(other) and _made_in_iteration(model, loop, dotted(other), stmt.lineno, strict=True):
+                    continue  # both computed here: which one is the weight is not known
             elif not _made_in_iteration(model, loop, name, stmt.lineno, strict=False):
                 continue
             self.terms.setdefault(name, loss)

@@ -4396,3 +4396,54 @@ def test_a_scaler_a_held_helper_object_builds_and_returns_is_one_for_the_clip(wo
     (workdir / "stability.py").write_text(textwrap.dedent(STABILITY.replace("UNSCALE", "if self.scaler is not None:\n            self.scaler.unscale_(optimizer)")))
     run = gradlint("check", "--no-cache", "--select", "GL301", "--format", "concise", "stability.py")
     assert codes(run) == [], run.stdout
+
+
+BASE_TRAINER = """
+import torch
+
+
+class OptimizedTrainer:
+    def __init__(self, model, optimizer, grad_accum_steps):
+        self.model = model
+        self.optimizer = optimizer
+        self.grad_accum_steps = grad_accum_steps
+
+    def train_epoch(self, loader):
+        self.model.train()
+        for batch_idx, (x, y) in enumerate(loader):
+            loss = torch.nn.functional.cross_entropy(self.model(x.cuda()), y.cuda())
+            (loss / self.grad_accum_steps).backward()
+            if (batch_idx + 1) % self.grad_accum_steps == 0 or batch_idx + 1 == len(loader):
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+"""
+
+MULTI_GPU_TRAINER = """
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from trainer import OptimizedTrainer
+
+
+class MultiGPUTrainer(OptimizedTrainer):
+    def __init__(self, model, optimizer, grad_accum_steps, local_rank):
+        super().__init__(model, optimizer, grad_accum_steps)
+        WRAP
+
+    def train_epoch(self, loader):
+        loader.sampler.set_epoch(dist.get_rank())
+        return super().train_epoch(loader)
+"""
+
+
+def test_a_subclass_in_another_module_that_wraps_the_model_in_ddp_makes_the_base_loop_ddp(workdir, gradlint):
+    """A multi-GPU subclass (its own module) replaces `self.model` with a DDP wrapper and runs
+    the base class's accumulating `train_epoch`: every micro-batch all-reduces (GL401); without
+    the wrapper, the base loop is silent."""
+    files = {"trainer.py": BASE_TRAINER, "multi_gpu.py": MULTI_GPU_TRAINER.replace("WRAP", "self.model = DDP(self.model, device_ids=[local_rank])")}
+    project(workdir, files)
+    run = gradlint("check", "--no-cache", "--select", "GL401", "--format", "concise", ".")
+    assert codes(run) == [("trainer.py", "GL401")], run.stdout
+    (workdir / "multi_gpu.py").write_text(textwrap.dedent(MULTI_GPU_TRAINER.replace("WRAP", "self.local_rank = local_rank")))
+    run = gradlint("check", "--no-cache", "--select", "GL401", "--format", "concise", ".")
+    assert codes(run) == [], run.stdout

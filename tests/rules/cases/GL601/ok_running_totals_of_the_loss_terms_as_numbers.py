@@ -70,3 +70,18 @@ def train_with_fallback_meters(model, loader, optimizer, criterion, use_decouple
         except AttributeError:
             meter.update(loss_reid)
     return meter.sum / max(meter.count, 1)
+
+
+def train_weighted_by_tokens(model, loader, optimizer, loss_fn, ignore_index=-100):
+    """The loss is weighed by the batch's token count, a count the comparison makes (no graph):
+    the step's token total adds counts, and the running loss takes a number."""
+    num_tokens, running_loss = 0, 0.0
+    for batch in loader:
+        current_num_tokens = (batch["labels"] != ignore_index).sum()
+        num_tokens += current_num_tokens
+        current_loss = loss_fn(model(batch["tokens"]), batch["labels"]) * current_num_tokens
+        current_loss.backward()
+        running_loss += current_loss.item()
+        optimizer.step()
+        optimizer.zero_grad()
+    return running_loss / max(int(num_tokens), 1)
