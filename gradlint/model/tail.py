@@ -84,7 +84,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if counted is None:
         return None
     counter, start, source, restarts = counted
-    if _breaks_on(node.body, counter, ends_at=source) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop.optimizers):
+    if _breaks_on(node.body, counter, ends_at=source) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop):
         return None
     if _single_pass(model, node) and (
         _breaks_on(node.body, counter, _counted_up(node), ends_at=source) or _leaves_when_stepping(accumulation.guard.node)
@@ -762,19 +762,27 @@ def _reads(expr: ast.expr, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
 
 
-def _steps_after(model: "ModuleModel", loop: ast.For, optimizers: frozenset[str]) -> bool:
-    """A step of one of the loop's optimizers (or through a scaler) after the loop: the tail's
+def _steps_after(model: "ModuleModel", loop: ast.For, unit: "TrainingLoop") -> bool:
+    """A step of one of the loop's optimizers (or through a scaler) after the loop, or a call of
+    the helper the loop steps through (`if counter > 0: self.optimization_step()`): the tail's
     flush (of a GAN's two optimizers stepped together, either)."""
-    chain = model.parents.chain(loop)
-    for stmt in chain:
+    stepping = {dotted(e.site.func) for e in unit.of(Kind.STEP, Kind.SCALER_STEP) if e.site is not None} - {None}
+    for stmt in model.parents.chain(loop):
         block = model.parents.block.get(stmt, [])
         for later in block[block.index(stmt) + 1 :] if stmt in block else []:
             for node in ast.walk(later):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step":
-                    receiver = node.func.value
-                    if (dotted(receiver) in optimizers or model.roles.of(receiver) is Role.SCALER) and not _never_after(model, loop, later, node):
-                        return True
+                if isinstance(node, ast.Call) and _steps(model, node, unit.optimizers, stepping) and not _never_after(model, loop, later, node):
+                    return True
     return False
+
+
+def _steps(model: "ModuleModel", call: ast.Call, optimizers: frozenset[str], stepping: set[str]) -> bool:
+    if dotted(call.func) in stepping:
+        return True
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
+        return False
+    receiver = call.func.value
+    return dotted(receiver) in optimizers or model.roles.of(receiver) is Role.SCALER
 
 
 def _never_after(model: "ModuleModel", loop: ast.For, later: ast.stmt, step: ast.Call) -> bool:
