@@ -206,7 +206,14 @@ def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int, assigni
     `state['model'] = ...`): the role of the value stored under the key. `assigning`: the frame's
     names being followed already (`kwargs = cfg['kwargs']` ... `cfg['kwargs'] = kwargs`)."""
     name = dotted(container)
-    if name is None or "." in name or depth > MAX_HANDS:
+    if name is None or depth > MAX_HANDS:
+        return None
+    if name.count(".") == 1 and name.startswith("self.") and frame.cls is not None:
+        # `self.models['model']` kept from `__init__(self, models)`: what its constructions pass
+        parameter = constructor_parameter(frame.module, frame.cls, name[len("self."):])
+        init = frame.module.methods(frame.cls).get("__init__") if parameter is not None else None
+        return _keyed_role(Frame(frame.module, init, frame.cls), ast.Name(parameter, ast.Load()), key, depth + 1) if init is not None else None
+    if "." in name:
         return None
     if name in parameter_names(frame.scope):
         if frame.caller is not None:

@@ -4447,3 +4447,57 @@ def test_a_subclass_in_another_module_that_wraps_the_model_in_ddp_makes_the_base
     (workdir / "multi_gpu.py").write_text(textwrap.dedent(MULTI_GPU_TRAINER.replace("WRAP", "self.local_rank = local_rank")))
     run = gradlint("check", "--no-cache", "--select", "GL401", "--format", "concise", ".")
     assert codes(run) == [], run.stdout
+
+
+DICT_TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, models, optimizer, accum_steps):
+        self.models = models
+        self.optimizer = optimizer
+        self.accum_steps = accum_steps
+
+    def train_epoch(self, loader):
+        it = iter(loader)
+        for _ in range(len(loader) // self.accum_steps):
+            for _ in range(self.accum_steps):
+                self.step(next(it))
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+
+    def step(self, batch):
+        model = self.models["model"]
+        x, y = batch
+        loss = torch.nn.functional.cross_entropy(model(x), y) / self.accum_steps
+        loss.backward()
+"""
+
+DICT_MAIN = """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+from trainer import Trainer
+
+
+def main(args, model, loader):
+    if args.world_size > 1:
+        model = WRAP
+    models = {"model": model, "teacher": None}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    trainer = Trainer(models=models, optimizer=optimizer, accum_steps=args.accum_steps)
+    trainer.train_epoch(loader)
+"""
+
+
+def test_a_ddp_model_handed_to_a_trainer_in_a_dict_of_models(workdir, gradlint):
+    """`main.py` wraps the model in DDP and hands the trainer `{"model": model}`; the trainer's
+    step reads `self.models["model"]` and accumulates without `no_sync` (GL401); a model the
+    script does not wrap leaves it silent."""
+    project(workdir, {"trainer.py": DICT_TRAINER, "main.py": DICT_MAIN.replace("WRAP", "DistributedDataParallel(model, device_ids=[args.local_rank])")})
+    run = gradlint("check", "--no-cache", "--select", "GL401", "--format", "concise", "trainer.py")
+    assert codes(run) == [("trainer.py", "GL401")], run.stdout
+    (workdir / "main.py").write_text(textwrap.dedent(DICT_MAIN.replace("WRAP", "model.cuda()")))
+    run = gradlint("check", "--no-cache", "--select", "GL401", "--format", "concise", "trainer.py")
+    assert codes(run) == [], run.stdout
