@@ -1265,10 +1265,12 @@ class ProjectContext:
             self._note(path)  # the answer depends on every definition of the name
         return fitting[0]
 
-    def setting(self, module: "ModuleModel", qualname: str) -> list[ast.expr]:
+    def setting(self, module: "ModuleModel", qualname: str, depth: int = 0) -> list[ast.expr]:
         """`config.ACCUMULATION_STEPS` read from project module `config`: the values its top
         level gives the name, when no other code of it assigns it; `CFG.accum_iter` of a
-        namespace class `CFG` there, the values the class's body gives the field ([] otherwise)."""
+        namespace class `CFG` there, the values the class's body gives the field ([] otherwise),
+        also where that module has the class from a star import of its own (`from configs
+        import *`, a few modules down)."""
         from gradlint.model.values import class_setting, module_setting, reassigned
 
         located = self._locate(module, qualname)
@@ -1288,16 +1290,18 @@ class ProjectContext:
         # `cfg = CFG()` at the top of that module: the instance's field is the class's, unless
         # something sets it on the instance (there, or in a module importing it)
         built = _sole_instance(other, owner)
+        if built is None and owner not in other.imports.aliases and other.project is not None and depth < MAX_REEXPORTS:
+            return other.project.star_setting(other, owner, field, depth + 1)
         if built is None or reassigned(other, f"{owner}.{field}") or self.project.rebinds_setting(located[0], field):
             return []
         return class_setting(other, built, field)
 
-    def star_setting(self, module: "ModuleModel", owner: str, field: str) -> list[ast.expr]:
+    def star_setting(self, module: "ModuleModel", owner: str, field: str, depth: int = 0) -> list[ast.expr]:
         """`cfg.accumulation_steps` where `cfg` comes from `from cfg import *` (the last star
         import defining it wins, as in Python): the setting that module gives it (see `setting`)."""
         summarized = self.project.summary(self.path) if self.project is not None else None
         for star in reversed(star_imports(summarized[1].imports) if summarized is not None else []):
-            found = self.setting(module, f"{'.' * star.level}{star.module}.{owner}.{field}")
+            found = self.setting(module, f"{'.' * star.level}{star.module}.{owner}.{field}", depth)
             if found:
                 return found
         return []

@@ -4501,3 +4501,19 @@ def test_a_ddp_model_handed_to_a_trainer_in_a_dict_of_models(workdir, gradlint):
     (workdir / "main.py").write_text(textwrap.dedent(DICT_MAIN.replace("WRAP", "model.cuda()")))
     run = gradlint("check", "--no-cache", "--select", "GL401", "--format", "concise", "trainer.py")
     assert codes(run) == [], run.stdout
+
+
+def test_a_settings_class_two_star_imports_down_fixes_the_window(workdir, gradlint):
+    """`train_func.py` has `CFG` through `from data_setup import *`, whose own `from cfg import
+    *` brings the class fixing `accumulation_steps = 1`: no window, so the clip on every batch
+    (GL203) and the epoch's end (GL205) are fine; a class leaving the window at 4 makes both
+    bugs again."""
+    data_setup = "import torch\nfrom cfg import *\n\n\ndef collate(batch):\n    return batch\n"
+    files = {"util.py": "import os\nimport torch\n", "cfg.py": KAGGLE_CFG, "data_setup.py": data_setup,
+             "train_func.py": KAGGLE_TRAIN_FUNC.replace("from cfg import *", "from data_setup import *").replace("cfg.", "CFG.")}
+    project(workdir, files)
+    run = gradlint("check", "--no-cache", "--select", "GL203,GL205", "--format", "concise", "train_func.py")
+    assert codes(run) == [], run.stdout
+    (workdir / "cfg.py").write_text(textwrap.dedent(KAGGLE_CFG.replace("accumulation_steps = 1", "accumulation_steps = 4")))
+    run = gradlint("check", "--no-cache", "--select", "GL203,GL205", "--format", "concise", "train_func.py")
+    assert codes(run) == [("train_func.py", "GL203"), ("train_func.py", "GL205")], run.stdout
