@@ -7,7 +7,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import constructor
+from gradlint.model.callees import Callee, bind_arguments, callers, constructor, parameter_names
 from gradlint.model.names import dotted
 from gradlint.model.values import iter_calls
 
@@ -40,7 +40,7 @@ class LossCall:
 def loss_calls(model: "ModuleModel", kinds: frozenset[str]) -> list[LossCall]:
     def compute() -> list[LossCall]:
         objects = _loss_object_names(model)
-        words = (*FUNCTIONAL, *(name.rsplit(".", 1)[-1] for name in objects), *MODULES)
+        words = (*FUNCTIONAL, *(name.rsplit(".", 1)[-1] for name in objects), *MODULES, *_called_parameters(model))
         found = []
         for stmt, call in iter_calls(model, words):
             given = _input(call)
@@ -73,7 +73,39 @@ def _kind(model: "ModuleModel", call: ast.Call, scope: ast.AST) -> tuple[str | N
         built = model.imports.qualname(constructor.func) or ""
         if built.startswith("torch.nn."):
             return MODULES.get(built.rsplit(".", 1)[-1]), False
+    if isinstance(call.func, ast.Name) and call.func.id in parameter_names(scope) and not model.scope(scope).assignments.get(call.func.id):
+        return _handed_in(model, call.func.id, scope), False
     return None, False
+
+
+def _handed_in(model: "ModuleModel", parameter: str, function: ast.AST) -> str | None:
+    """The kind of torch loss module every caller of the function passes for the parameter
+    (`train(..., sar_criterion)` called with `nn.BCELoss()`), read where each caller builds it."""
+    kinds = set()
+    for call, context in callers(model, function):
+        argument = bind_arguments(Callee(model, function), call).get(parameter)
+        built = context.module.values.module_object(argument, context.scope, call.lineno) if argument is not None else None
+        qualname = context.module.imports.qualname(built.func) or "" if built is not None else ""
+        kinds.add(MODULES.get(qualname.rsplit(".", 1)[-1]) if qualname.startswith("torch.nn.") else None)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _called_parameters(model: "ModuleModel") -> set[str]:
+    """Parameters a function of the module calls with arguments (`sar_criterion(probs, y)`): a
+    loss module its callers may hand in."""
+    def compute() -> set[str]:
+        called = set()
+        for function in model.statements:
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            parameters = parameter_names(function)
+            called |= {
+                n.func.id for n in ast.walk(function)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in parameters and n.args
+            }
+        return called
+
+    return model.memo(("called parameters",), compute)
 
 
 def _loss_object_names(model: "ModuleModel") -> set[str]:

@@ -36,7 +36,7 @@ TENSOR_METHODS = frozenset({"softmax", "log_softmax", "sigmoid", "log", "exp", "
 SAME_VALUES = frozenset({
     "gather", "index_select", "take_along_dim", "masked_select",
     "view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous", "permute", "transpose",
-    "float", "double", "half", "bfloat16", "clone",
+    "float", "double", "half", "bfloat16", "clone", "to", "cuda", "cpu", "type_as",
 })
 # torch functions resampling their input's values (`F.interpolate(probs, size)`: probabilities
 # stay probabilities between the pixels)
