@@ -92,9 +92,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         return None  # one pass that stops at a budget of updates: the run ends at a step
     if source is not None and (_asserts_whole_windows(model, node, source) or _sized_to_the_window(model, node, source, accumulation.factor)):
         return None
-    block = model.parents.block.get(node, [])
-    before = block[: block.index(node)] if node in block else []
-    cleared = any(clearing_of(model, n) is not None for stmt in before for n in ast.walk(stmt))
+    cleared = any(clearing_of(model, n) is not None for before in _blocks_before(model, node) for stmt in before for n in ast.walk(stmt))
     if start is None and not cleared:
         return None  # the index may count on across epochs, and the window with it
     # a `zero_grad()` on every micro-batch (GL202's) clears the tail at the next epoch's first,
@@ -214,14 +212,24 @@ def _counted_in_else(test: ast.stmt, counter: str) -> bool:
 
 def _set_before(model: "ModuleModel", loop: ast.For, counter: str) -> list[ast.stmt]:
     """Assignments of `counter` before the loop in its block, or before the `with` blocks the
-    loop runs in (`i = 0`, then `with Live(...) as status: for batch in loader:`)."""
+    loop runs in (`i = 0`, then `with Live(...) as status: for batch in loader:`): the nearest."""
+    for before in _blocks_before(model, loop):
+        found = [s for s in before if counter in _assigned_names(s)]
+        if found:
+            return found
+    return []
+
+
+def _blocks_before(model: "ModuleModel", loop: ast.For):
+    """The statements before the loop in its block, then before each `with` block it runs in
+    (`with tqdm(total=n) as bar: for batch in loader:`), innermost first."""
     node = loop
     while True:
         block = model.parents.block.get(node, [])
-        found = [s for s in block[: block.index(node)] if counter in _assigned_names(s)] if node in block else []
+        yield block[: block.index(node)] if node in block else []
         parent = model.parents.parent.get(node)
-        if found or not isinstance(parent, (ast.With, ast.AsyncWith)):
-            return found
+        if not isinstance(parent, (ast.With, ast.AsyncWith)):
+            return
         node = parent
 
 

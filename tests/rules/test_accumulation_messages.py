@@ -97,6 +97,31 @@ def test_gl205_names_the_tail_dropped_when_a_zero_grad_runs_on_every_micro_batch
     assert "the gradients are cleared before the next epoch, so those batches are dropped" in dropped.message
 
 
+PROGRESS_TAIL = textwrap.dedent(
+    """\
+    def train_fn(model, data_loader, optimizer, accum_step):
+        model.train()
+        optimizer.zero_grad()
+        with tqdm(total=len(data_loader)) as progress:
+            for k, batch in enumerate(data_loader):
+                loss = model(**batch).loss / accum_step
+                loss.backward()
+                if (k + 1) % accum_step == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                progress.update(1)
+    """
+)
+
+
+def test_gl205_sees_the_clear_before_the_with_block_the_loop_runs_in():
+    """The function clears at its start, before the progress bar's `with` around the loop: the
+    next epoch's call throws the tail away (dropped, not leaked into the next epoch's window)."""
+    (dropped,) = check_source(PROGRESS_TAIL, "train.py", select=["GL205"])
+    assert "the gradients are cleared before the next epoch, so those batches are dropped" in dropped.message
+    assert "leak into" not in dropped.message
+
+
 def test_a_clear_before_the_windows_last_backward_is_told_by_its_own_test():
     """GL202 quotes the test the clear sits under and names the step it spoils."""
     source = textwrap.dedent(
