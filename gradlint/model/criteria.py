@@ -73,7 +73,10 @@ def _kind(model: "ModuleModel", call: ast.Call, scope: ast.AST) -> tuple[str | N
         built = model.imports.qualname(constructor.func) or ""
         if built.startswith("torch.nn."):
             return MODULES.get(built.rsplit(".", 1)[-1]), False
-    if isinstance(call.func, ast.Name) and call.func.id in parameter_names(scope) and not model.scope(scope).assignments.get(call.func.id):
+    if (
+        isinstance(call.func, ast.Name) and len(call.args) >= 2 and call.func.id in parameter_names(scope)
+        and not model.scope(scope).assignments.get(call.func.id)
+    ):
         return _handed_in(model, call.func.id, scope), False
     return None, False
 
@@ -91,19 +94,18 @@ def _handed_in(model: "ModuleModel", parameter: str, function: ast.AST) -> str |
 
 
 def _called_parameters(model: "ModuleModel") -> set[str]:
-    """Parameters a function of the module calls with arguments (`sar_criterion(probs, y)`): a
-    loss module its callers may hand in."""
+    """Names a function of the module takes as a parameter and some code calls like a criterion,
+    with an input and a target (`sar_criterion(probs, y)`): a loss module its callers may hand
+    in. A superset, read in one pass: `_kind` checks each call's own scope."""
     def compute() -> set[str]:
-        called = set()
-        for function in model.statements:
-            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            parameters = parameter_names(function)
-            called |= {
-                n.func.id for n in ast.walk(function)
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in parameters and n.args
-            }
-        return called
+        parameters = {
+            name for function in model.statements if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for name in parameter_names(function)
+        }
+        return {
+            n.func.id for n in ast.walk(model.tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) >= 2 and n.func.id in parameters
+        }
 
     return model.memo(("called parameters",), compute)
 
