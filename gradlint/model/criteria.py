@@ -88,7 +88,7 @@ def _handed_in(model: "ModuleModel", parameter: str, function: ast.AST) -> str |
     for call, context in callers(model, function):
         argument = bind_arguments(Callee(model, function), call).get(parameter)
         built = context.module.values.module_object(argument, context.scope, call.lineno) if argument is not None else None
-        qualname = context.module.imports.qualname(built.func) or "" if built is not None else ""
+        qualname = (context.module.imports.qualname(built.func) or "") if built is not None else ""
         kinds.add(MODULES.get(qualname.rsplit(".", 1)[-1]) if qualname.startswith("torch.nn.") else None)
     return kinds.pop() if len(kinds) == 1 else None
 
