@@ -393,7 +393,6 @@ def _is_modulo(expr: ast.expr) -> bool:
     return isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod)
 
 
-
 def _is_minus_one(expr: ast.expr) -> bool:
     return (
         isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub)

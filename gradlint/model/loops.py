@@ -788,8 +788,6 @@ def _identifier_words(node: ast.AST) -> list[str]:
     return name.lower().split("_")
 
 
-
-
 def _truth_count(expr: ast.expr, assignments) -> bool:
     """`int(should_step)`: a count of 0 or 1, the flag a comparison or test (`global_step +=
     int(should_step)` counts steps, not samples)."""
