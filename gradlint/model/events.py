@@ -59,6 +59,8 @@ LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 COMPOUND_TYPES = (ast.If, *LOOP_TYPES, ast.With, ast.AsyncWith, ast.Try, ast.Match)
 SYNC_SWITCH_WORDS = ("allreduce", "all_reduce", "sync")  # `model.disable_allreduce()` ...
 LIGHTNING_CLIPS = frozenset({"clip_gradients"})
+# methods a trainer class may define itself (a guarded clear, a clip that unscales first)
+OVERRIDABLE_EVENT_METHODS = frozenset({"zero_grad", *LIGHTNING_CLIPS, *CLIP_FUNCTIONS})
 MAX_HELPER_DEPTH = 6  # how many calls deep the walk follows helpers
 GRAD_RESCALE_METHODS = frozenset({"mul_", "div_"})
 # builtins that call what they are given (`map(ddp_model, chunks)`)
@@ -541,6 +543,8 @@ class EventWalker:
             if receiver_role is Role.DDP_MODEL and method not in NO_SYNC_ATTRIBUTES and any(w in method for w in SYNC_SWITCH_WORDS):
                 self._add(Kind.NO_SYNC, call, stmt, target=name)  # a wrapper's own switch
                 return
+            if method in OVERRIDABLE_EVENT_METHODS and _is_self(receiver) and self._follow(call):
+                return  # the project's own `self.zero_grad()` / `self.clip_gradients()`: what its body does, under its own tests
             if method in CLIP_FUNCTIONS or (method in LIGHTNING_CLIPS and _is_self(receiver)):
                 # `model.clip_grad_norm_(...)` (FSDP1), `utils.clip...`, Lightning's clip_gradients
                 self._clip(call, stmt)

@@ -232,10 +232,30 @@ def make_guard(
     # an `assert` states what holds from there on (`assert scaler is not None`): never a window's test
     read = window_test if window_test is not None else test
     polarity, boundary = _boundary(read, resolve, depth=0) if not isinstance(node, ast.Assert) else (True, None)
-    if boundary is None:
+    if boundary is None or _never_leaves_window_start(node, read):
         return Guard(node, test, holds, in_caller=in_caller, sets=sets)
     at_end = polarity == holds
     return Guard(node, test, holds, boundary if at_end else None, None if at_end else boundary, in_caller, sets)
+
+
+def _never_leaves_window_start(node: ast.stmt, test: ast.expr) -> bool:
+    """`if c % N == 0: step; c = 0` / `else: c += 1`: the window's end sets the counter back to
+    0, where the test holds again, and only the other branch counts it up, so every pass ends a
+    window (magiCARP's `torch_step`): the test is no window, nothing accumulates."""
+    if not (isinstance(node, ast.If) and test is node.test):
+        return False
+    match test:
+        case ast.Compare(left=ast.BinOp(left=counter, op=ast.Mod()), ops=[ast.Eq() | ast.NotEq() as op], comparators=[ast.Constant(value=0)]):
+            at_end, elsewhere = (node.body, node.orelse) if isinstance(op, ast.Eq) else (node.orelse, node.body)
+        case _:
+            return False
+    name = dotted(counter)
+    resets = [
+        s for s in at_end
+        if isinstance(s, ast.Assign) and [dotted(t) for t in s.targets] == [name] and isinstance(s.value, ast.Constant) and s.value.value == 0
+    ]
+    counts_up = [s for s in elsewhere if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == name]
+    return name is not None and len(resets) == 1 and len(counts_up) == 1
 
 
 def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boundary | None]:
