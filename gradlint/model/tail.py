@@ -74,8 +74,10 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if not isinstance(node, ast.For):
         return None
     counted, count = _enumerate(model, node), None
-    ranged = _range_index(node) if counted is None else None
+    ranged = _range_index(model, node) if counted is None else None
     if ranged is not None and boundary.counters == {ranged[0]}:
+        if _times_the_window(ranged[2], accumulation.factor):
+            return None  # `range(updates * accum)`: whole windows only
         counted, count = (ranged[0], ranged[1], None, False), model.source(ranged[2])
     elif counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
         counted = _hand_counter(model, node, next(iter(boundary.counters)), accumulation.guard.node)
@@ -249,10 +251,11 @@ def _integer_value(module: "ModuleModel", expr: ast.expr, scope: ast.AST) -> int
     return _int_assigned(assigned[0], expr.id) if len(assigned) == 1 else None
 
 
-def _range_index(loop: ast.For) -> tuple[str, int, ast.expr] | None:
+def _range_index(model: "ModuleModel", loop: ast.For) -> tuple[str, int, ast.expr] | None:
     """(index, start, bound) of `for step in range(len(samples) // batch_size)`: a pass over the
-    batches of a dataset (its bound measures one with `len`, or is named for an epoch's length:
-    `range(steps_per_epoch)`), not a run of training steps (`range(max_iters)`), whose index
+    batches of a dataset (its bound measures one with `len`, is named for an epoch's length:
+    `range(steps_per_epoch)`, or the loop is what an epoch loop runs: `for epoch in ...: for step
+    in range(max_num_iter)`), not a run of training steps (`range(max_iters)`), whose index
     restarts at every pass."""
     call = loop.iter
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
@@ -264,9 +267,23 @@ def _range_index(loop: ast.For) -> tuple[str, int, ast.expr] | None:
     if not (isinstance(start, ast.Constant) and type(start.value) is int):
         return None
     if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(bound)):
-        if not EPOCH_LENGTH.search((dotted(bound) or "").rsplit(".", 1)[-1]):
+        if not EPOCH_LENGTH.search((dotted(bound) or "").rsplit(".", 1)[-1]) and not _pass_of_epoch_loop(model, loop):
             return None
     return loop.target.id, start.value, bound
+
+
+def _times_the_window(bound: ast.expr, factor: ast.expr | None) -> bool:
+    return factor is not None and isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Mult) and ast.dump(factor) in (
+        ast.dump(bound.left), ast.dump(bound.right)
+    )
+
+
+def _pass_of_epoch_loop(model: "ModuleModel", loop: ast.For) -> bool:
+    """The nearest loop around `loop` counts epochs (`for epoch_id in range(args.epochs):`)."""
+    outer = next((s for s in model.parents.chain(loop)[1:] if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None)
+    return isinstance(outer, (ast.For, ast.AsyncFor)) and any(
+        isinstance(n, ast.Name) and "epoch" in n.id.lower() for n in ast.walk(outer.target)
+    )
 
 
 def _called_enumerate(expr: ast.expr) -> bool:
