@@ -62,6 +62,9 @@ class ClipWithoutUnscale(Rule):
                         yield partly
                     continue
                 if not steps:
+                    bypassed = None if accelerator else self._before_plain_step(model, clip, related, scaler)
+                    if bypassed is not None:
+                        yield bypassed
                     continue
                 step = steps[0]
                 if accelerator:
@@ -76,6 +79,21 @@ class ClipWithoutUnscale(Rule):
                 )
                 late = [e for e in related if e.kind is Kind.UNSCALE and clip.order < e.order < step.order]
                 yield Finding(self.code, model.span(clip.anchor), message, self._fix(model, unit, loop, clip, scaler, optimizer, late))
+
+    def _before_plain_step(self, model, clip, related, scaler) -> Finding | None:
+        """The clip between a scaled backward and a plain `optimizer.step()` (GL302's bypass):
+        it clips scaled gradients all the same. No fix: `unscale_` without `scaler.step` and
+        `update` raises on the next iteration; GL302's fix comes first."""
+        step = next((e for e in related if e.kind is Kind.STEP and e.order > clip.order), None)
+        if step is None or any(e.kind is Kind.UNSCALE and e.order < clip.order for e in related) or scaler_enabled(model, scaler) is not True or _only_while_disabled(model, scaler, step) or _hands_over(step.node, scaler):
+            return None
+        message = (
+            f"{code(model, clip)} clips gradients still multiplied by the loss scale of `{scaler}` "
+            f"before {code(model, step)}: the threshold acts on scaled values, so the true gradients are "
+            f"clipped to max_norm / scale; step through `{scaler}` and call "
+            f"`{scaler}.unscale_({step.optimizer or 'optimizer'})` before the clip"
+        )
+        return Finding(self.code, model.span(clip.anchor), message)
 
     def _partly_unscaled(self, model, unit, loop, clip, related, unscaled, scaler) -> Finding | None:
         """One backward feeds several optimizers the scaler steps, and the clip over a whole

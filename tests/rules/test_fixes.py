@@ -80,12 +80,17 @@ def test_fixing_twice_equals_fixing_once(case: Path):
 
 
 def test_every_fixable_finding_of_the_corpus_gets_fixed():
-    """Diagnostics left after fixing are exactly those that offered no fix."""
+    """Diagnostics left after fixing are among those that offered no fix (another fix may settle
+    one of them: GL302's step through the scaler lets GL301 insert its `unscale_`), and in the
+    corpus as a whole nearly all of those stay."""
+    settled = 0
     for case in BAD_CASES:
         text = case.read_text()
         unfixable = {(d.code, d.source_line.strip()) for d in check_source(text, case.name) if not d.fixable}
         remaining = {(d.code, d.source_line.strip()) for d in fix_source(text, path=case.name, unsafe=True).remaining}
-        assert remaining == unfixable, case
+        assert remaining <= unfixable, case
+        settled += len(unfixable - remaining)
+    assert settled <= 3
 
 
 def test_fix_that_would_break_code_is_dropped(monkeypatch):

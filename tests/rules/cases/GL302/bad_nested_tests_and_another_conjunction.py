@@ -26,5 +26,5 @@ def train(model, loader, optimizer, args):
             scaler.step(optimizer)
             scaler.update()
         else:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)  # expect: GL301
             optimizer.step()  # expect: GL302

@@ -26,6 +26,6 @@ def train(model, loader, optimizer, args, device):
             scaler.step(optimizer)
             scaler.update()
         else:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)  # expect: GL301
             optimizer.step()  # expect: GL302
         optimizer.zero_grad(set_to_none=True)

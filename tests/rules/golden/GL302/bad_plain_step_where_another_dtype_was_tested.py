@@ -27,7 +27,7 @@ def train(model, loader, optimizer, args, device):
             scaler.update()
         else:
             scaler.unscale_(optimizer)
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)  # expect: GL301
             scaler.step(optimizer)  # expect: GL302
             scaler.update()
         optimizer.zero_grad(set_to_none=True)
