@@ -287,7 +287,7 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             found = [(v, *_boundary(v, resolve, depth + 1)) for v in values]
             hits = [b for _, p, b in found if b is not None and p]
             inside = [(v, b) for v, p, b in found if b is not None and not p]
-            modular = [(v, b) for v, b in inside if _has_modulo(v)]
+            modular = [(v, b) for v, b in inside if has_modulo(v)]
             if not hits and len(values) > 1 and (
                 (len(inside) == 1 and all(_is_not_tail_test(v) for v in values if v is not inside[0][0]))
                 # a window's modulo test beside tests the model does not read as one (mmf's
@@ -479,7 +479,7 @@ def is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
     return False
 
 
-def _has_modulo(test: ast.expr) -> bool:
+def has_modulo(test: ast.expr) -> bool:
     return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(test))
 
 
@@ -497,7 +497,7 @@ def window_part(test: ast.expr) -> ast.expr:
     """The part of a step's test that tests the window: the one conjunct with a modulo of
     `i % N == 0 and not skip`, else the whole test."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        windows = [v for v in test.values if _has_modulo(v)]
+        windows = [v for v in test.values if has_modulo(v)]
         if len(windows) == 1:
             return windows[0]
     return test

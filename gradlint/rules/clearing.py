@@ -9,7 +9,8 @@ from gradlint.fixplan import InsertStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.clearing import clearings_around, clears_for
 from gradlint.model.events import STEPS
-from gradlint.model.names import within
+from gradlint.model.guards import has_modulo
+from gradlint.model.names import dotted, within
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run
@@ -56,7 +57,7 @@ class MissingZeroGrad(Rule):
                         continue
                     never = (
                         "that are never cleared" if not relevant else
-                        f"cleared only once, before the loop (`{model.source(relevant[0].node)}` at line {relevant[0].node.lineno})"
+                        f"cleared only before the loop (`{model.source(relevant[0].node)}` at line {relevant[0].node.lineno})"
                     )
                 message = (
                     f"{code(model, step)} steps with gradients {never}: `.grad` keeps "
@@ -120,11 +121,35 @@ def _apart_every_pass(clear, step) -> bool:
 def _only_before(model: ModuleModel, loop: TrainingLoop, step, clearings) -> bool:
     """Every clearing that could clear the step's gradients is a statement of the loop's own
     function before the loop (`optimizer.zero_grad()` once, then `for batch in loader:
-    backward(); step()`), and the step runs on every iteration: each step adds to the last."""
-    if step.guards or step.loops or step.elsewhere:
+    backward(); step()`), and the step runs on every iteration: each step adds to the last. A
+    step every N micro-batches of the pass (`if (i + 1) % K == 0:`) adds to the last window's
+    too, though a loop around clears once per pass (per epoch)."""
+    if step.loops or step.elsewhere:
+        return False
+    periodic = bool(step.guards) and _every_window_of_the_pass(loop, step)
+    if step.guards and not periodic:
         return False
     function = loop.scope
-    return all(c.node.end_lineno < loop.node.lineno and _run_once(model, function, c.node) for c in clearings)
+    return all(
+        c.node.end_lineno < loop.node.lineno and (_run_once(model, function, c.node) or periodic and _in_function(function, c.node))
+        for c in clearings
+    )
+
+
+def _every_window_of_the_pass(loop: TrainingLoop, step) -> bool:
+    """The step's only tests are a modulo window's (`(i + 1) % K == 0`, its tail too) in a loop
+    that is not itself one window long (`for micro in range(K):`): a pass steps many times."""
+    accumulation = loop.accumulation
+    if accumulation is None or accumulation.guard is None or not has_modulo(accumulation.guard.test):
+        return False
+    bound = loop.node.iter if isinstance(loop.node, (ast.For, ast.AsyncFor)) else None
+    if isinstance(bound, ast.Call) and dotted(bound.func) == "range" and any(ast.dump(a) == ast.dump(accumulation.factor) for a in bound.args):
+        return False
+    return all(g.boundary is not None for g in step.guards)
+
+
+def _in_function(function: ast.AST, node: ast.AST) -> bool:
+    return any(inner is node for inner in ast.walk(function))
 
 
 def _run_once(model: ModuleModel, function: ast.AST, node: ast.AST) -> bool:
