@@ -130,10 +130,12 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     source = _unwrap_progress(_passed_through(model, loop, loop.iter))
     if _called_enumerate(source):
         source = _unwrap_progress(source.args[0])
-    if dotted(source) is None or _endless(model, loop, source):
+    # `for i in range(0, len(order), micro_bs):` run by an epoch loop: the epoch's pass
+    ranged = isinstance(source, ast.Call) and dotted(source.func) == "range" and _pass_of_epoch_loop(model, loop)
+    if (dotted(source) is None and not ranged) or _endless(model, loop, source):
         return None
     resets = _set_before(model, loop, counter)
-    if not resets and _counts_across_epochs(model, loop, counter):
+    if not resets and (_counts_across_epochs(model, loop, counter) or _counts_across_calls(model, loop, counter)):
         # set before the epoch loop and counted up here only: where an epoch starts in a window
         # is not known, the window straddles epochs unless the gradients are cleared between them
         steps = [stmt for stmt in loop.body if _counts_one_up(stmt, counter)]
@@ -208,6 +210,23 @@ def _counts_across_epochs(model: "ModuleModel", loop: ast.For, counter: str) -> 
     )
 
 
+def _counts_across_calls(model: "ModuleModel", loop: ast.For, counter: str) -> bool:
+    """`self._step` is set to an integer only in `__init__` and counted up only in this loop of
+    a method named for an epoch (`train_one_epoch`): the method runs once per epoch, and the
+    count runs on across its calls, as across the passes of an epoch loop."""
+    head, _, attribute = counter.partition(".")
+    method = model.parents.scope_of(loop)
+    cls = model.parents.enclosing_class(method)
+    if head != "self" or not attribute or "." in attribute or cls is None or "epoch" not in getattr(method, "name", "").lower():
+        return False
+    inside = {id(n) for n in ast.walk(loop)}
+    return all(
+        id(stmt) in inside or name == "__init__" and _int_assigned(stmt, counter) is not None
+        for name, method in model.methods(cls).items()
+        for stmt in model.scope(method).assignments.get(counter, ())
+    )
+
+
 def _counted_in_else(test: ast.stmt, counter: str) -> bool:
     return isinstance(test, ast.If) and sum(_counts_one_up(stmt, counter) for stmt in test.orelse) == 1
 
@@ -223,14 +242,14 @@ def _set_before(model: "ModuleModel", loop: ast.For, counter: str) -> list[ast.s
 
 
 def _blocks_before(model: "ModuleModel", loop: ast.For):
-    """The statements before the loop in its block, then before each `with` block it runs in
-    (`with tqdm(total=n) as bar: for batch in loader:`), innermost first."""
+    """The statements before the loop in its block, then before each `with` block or `try:` body
+    it runs in (`with tqdm(total=n) as bar: for batch in loader:`), innermost first."""
     node = loop
     while True:
         block = model.parents.block.get(node, [])
         yield block[: block.index(node)] if node in block else []
         parent = model.parents.parent.get(node)
-        if not isinstance(parent, (ast.With, ast.AsyncWith)):
+        if not (isinstance(parent, (ast.With, ast.AsyncWith)) or isinstance(parent, ast.Try) and node in parent.body):
             return
         node = parent
 
@@ -279,10 +298,12 @@ def _times_the_window(bound: ast.expr, factor: ast.expr | None) -> bool:
 
 
 def _pass_of_epoch_loop(model: "ModuleModel", loop: ast.For) -> bool:
-    """The nearest loop around `loop` counts epochs (`for epoch_id in range(args.epochs):`)."""
+    """The nearest loop around `loop` counts epochs (`for epoch_id in ...`, `for ep in
+    range(args.epochs):`)."""
     outer = next((s for s in model.parents.chain(loop)[1:] if isinstance(s, (ast.For, ast.AsyncFor, ast.While))), None)
     return isinstance(outer, (ast.For, ast.AsyncFor)) and any(
-        isinstance(n, ast.Name) and "epoch" in n.id.lower() for n in ast.walk(outer.target)
+        "epoch" in (n.id if isinstance(n, ast.Name) else n.attr).lower()
+        for part in (outer.target, outer.iter) for n in ast.walk(part) if isinstance(n, (ast.Name, ast.Attribute))
     )
 
 
@@ -296,15 +317,15 @@ def _assigned_names(stmt: ast.AST) -> set[str]:
 
 
 def _int_assigned(stmt: ast.stmt, name: str) -> int | None:
-    """The integer `stmt` sets `name` to (`n = 0`, `a, n, b = 0, 0, 0`, a whole float `count = 0.`
-    counted up by ones), if it is one."""
-    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+    """The integer `stmt` sets `name` to (`n = 0`, `a, n, b = 0, 0, 0`, `step = n = 0`, a whole
+    float `count = 0.` counted up by ones), if it is one."""
+    if not isinstance(stmt, ast.Assign):
         return None
-    target, value = stmt.targets[0], stmt.value
-    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
-        pairs = list(zip(target.elts, value.elts))
-    else:
-        pairs = [(target, value)]
+    value = stmt.value
+    pairs = [
+        pair for target in stmt.targets
+        for pair in (zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) else [(target, value)])
+    ]
     for each, given in pairs:
         if dotted(each) == name:
             whole = isinstance(given, ast.Constant) and (type(given.value) is int or type(given.value) is float and given.value.is_integer())
