@@ -992,8 +992,18 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
     units = []
     for node in _candidates(model):
         events = unit_events(model, node)
-        if _trains(events) and not _inner_loop_trains(events):
-            units.append(TrainingLoop(model, node, events))
+        if not _trains(events):
+            continue
+        inner = _training_inner_loops(events)
+        if inner:
+            # a loop inside (or inside a helper called from) this one trains: it is the training
+            # loop, unless this loop also backpropagates and steps in its own body while, say, an
+            # evaluation helper trains a probe in a loop of its own (judged apart); a function
+            # holding a training loop is no step function
+            events = [e for e in events if not any(id(loop) in inner for loop in e.loops)]
+            if isinstance(node, FUNCTIONS) or not _trains(events):
+                continue
+        units.append(TrainingLoop(model, node, events))
     # A step function that a training unit of the module calls is judged there, with its
     # caller's context (guards, roles, the call site); alone it would be reported twice.
     seen_through = {id(e.scope) for unit in units for e in unit.events if e.inlined}
@@ -1035,7 +1045,7 @@ def _trains(events: list[Event]) -> bool:
     return bool(kinds & {Kind.BACKWARD, Kind.FRAMEWORK}) and bool(kinds & {Kind.STEP, Kind.SCALER_STEP, Kind.FRAMEWORK})
 
 
-def _inner_loop_trains(events: list[Event]) -> bool:
-    """A loop inside (or inside a helper called from) this one is the training loop itself."""
+def _training_inner_loops(events: list[Event]) -> set[int]:
+    """ids of the loops inside (or inside a helper called from) the unit that train on their own."""
     inner_loops = {id(loop): loop for e in events for loop in e.loops}
-    return any(_trains([e for e in events if any(l is loop for l in e.loops)]) for loop in inner_loops.values())
+    return {key for key, loop in inner_loops.items() if _trains([e for e in events if any(l is loop for l in e.loops)])}
