@@ -528,8 +528,11 @@ def _first_micro_batch(test: ast.expr, counters: frozenset[str]) -> bool:
 
 
 def _turns_off(test: ast.expr, factor: ast.expr) -> bool:
-    """A test that holds when accumulation is off (`not N`, `N is None`, `N == 1`, `N <= 1`):
+    """A test that holds when accumulation is off (`not N`, `N is None`, `N == 1`, `N <= 1`, or
+    an option naming a mode that steps every micro-batch: `accumulation_mode == "batch"`):
     beside a window's test it makes every micro-batch step then, and changes nothing else."""
+    if _names_a_mode(test):
+        return True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return ast.dump(test.operand) == ast.dump(factor)
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and ast.dump(test.left) == ast.dump(factor)):
@@ -541,6 +544,15 @@ def _turns_off(test: ast.expr, factor: ast.expr) -> bool:
         (isinstance(op, (ast.Is, ast.Eq)) and right.value is None)
         or (isinstance(op, (ast.Eq, ast.LtE)) and right.value == 1)
         or (isinstance(op, ast.Lt) and right.value == 2)
+    )
+
+
+def _names_a_mode(test: ast.expr) -> bool:
+    """`mode == "batch"`: an option compared with a word, never a counter's test nor a tail's."""
+    return (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and dotted(test.left) is not None and isinstance(test.comparators[0], ast.Constant)
+        and isinstance(test.comparators[0].value, str)
     )
 
 

@@ -134,6 +134,8 @@ class Roles:
                                 self.surely_ddp.add(name)
                     elif isinstance(constructor.func, ast.Name) and constructor.func.id in model.functions:
                         built.append((targets, model.functions[constructor.func.id]))
+                    elif isinstance(constructor.func, ast.Name) and (closure := _closure(model, node, constructor.func.id)) is not None:
+                        built.append((targets, closure))  # `model = _ddp_wrap(model)`, defined in the same function
                     elif (method := _own_method(model, node, constructor.func)) is not None:
                         built.append((targets, method))  # `self.model = self.parallel_model(...)`
                     elif _on_self(constructor.func) and model.project is not None:
@@ -383,6 +385,11 @@ def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST
         return None
     cls = model.parents.enclosing_class(model.parents.scope_of(stmt))
     return model.methods(cls).get(func.attr) if cls is not None else None
+
+
+def _closure(model: "ModuleModel", stmt: ast.stmt, name: str) -> ast.AST | None:
+    scope = model.parents.scope_of(stmt)
+    return None if isinstance(scope, ast.Module) else model.scope(scope).functions.get(name)
 
 
 def _on_self(expr: ast.expr) -> bool:

@@ -168,6 +168,11 @@ class Scope:
             stmts.sort(key=lambda s: (s.lineno, s.col_offset))
         return found
 
+    @cached_property
+    def functions(self) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+        """Functions this scope defines in its own code (a closure `def _ddp_wrap(m):`), by name."""
+        return {n.name: n for n in _walk_scope(self.node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
     def before(self, name: str, line: int) -> list[ast.stmt]:
         return [s for s in self.assignments.get(name, ()) if s.lineno < line]
 
