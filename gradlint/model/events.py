@@ -21,6 +21,7 @@ from gradlint.model.losses import loss_normalized
 from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, is_literal, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.spelling import occurrences
+from gradlint.model.fresh_models import on_fresh_model
 from gradlint.model.values import branch_setting, element_target, keyword
 
 if TYPE_CHECKING:
@@ -571,6 +572,8 @@ class EventWalker:
                     self._add(Kind.SCHED_STEP, call, stmt, target=name, own_schedule=own_schedule(frame.module, receiver, frame.context))
                 return
             if method == "zero_grad" or (method == "zero_" and _is_grad(receiver)):
+                if frame.caller is not None and on_fresh_model(frame.module, frame.scope, receiver, call.lineno):
+                    return  # `_model.zero_grad()` of a copy the helper built
                 if method == "zero_grad" or not _selective_clear(self.frame.module, stmt):
                     self._add(Kind.ZERO_GRAD, call, stmt, target=name)
                 return
@@ -728,6 +731,8 @@ class EventWalker:
                 tensor = self.state.context_names[name].args[0]  # apex: unscaled on leaving the `with`
             case ast.Name() if scaler is None and (scale := self._scaled_earlier(tensor, call.lineno)) is not None:
                 scaler, tensor = self._name(scale.func.value), scale.args[0]  # `scaled = scaler.scale(loss)` first
+        if self.frame.caller is not None and on_fresh_model(self.frame.module, self.frame.scope, tensor, call.lineno):
+            return  # a helper's own model (a FLOP count on a meta-device copy): not the loop's gradients
         self._add(
             Kind.BACKWARD, call, stmt, loss=tensor, scaler=scaler, loss_source=self._loss_source(tensor, call),
             by_accelerator=by_accelerator, scaling_optimizer=scaling_optimizer,

@@ -95,5 +95,5 @@ def factor_text(model: ModuleModel, factor: ast.expr) -> str:
     """The window's factor as written: from this module's source, or unparsed when it was
     read in another module (a boundary tested in a helper of `train_utils.py`) or made up."""
     own = hasattr(factor, "lineno") and id(factor) in model.memo(("node ids",), lambda: {id(n) for n in ast.walk(model.tree)})
-    text = model.source(factor) if own else ast.unparse(factor)
+    text = model.inline_source(factor) if own else ast.unparse(factor)  # one line: a message never spans lines
     return f"({text})" if isinstance(factor, ast.BinOp) else text
