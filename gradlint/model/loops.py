@@ -997,11 +997,12 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
         inner = _training_inner_loops(events)
         if inner:
             # a loop inside (or inside a helper called from) this one trains: it is the training
-            # loop, unless this loop also backpropagates and steps in its own body while, say, an
-            # evaluation helper trains a probe in a loop of its own (judged apart); a function
-            # holding a training loop is no step function
+            # loop, unless it is a helper's (an evaluation helper training a probe, judged apart)
+            # and this loop also backpropagates and steps in its own body; a function holding a
+            # training loop is no step function
+            own_code = {id(n) for n in ast.walk(node) if isinstance(n, LOOPS)}
             events = [e for e in events if not any(id(loop) in inner for loop in e.loops)]
-            if isinstance(node, FUNCTIONS) or not _trains(events):
+            if isinstance(node, FUNCTIONS) or not inner.isdisjoint(own_code) or not _trains(events):
                 continue
         units.append(TrainingLoop(model, node, events))
     # A step function that a training unit of the module calls is judged there, with its
