@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable
 from gradlint.model.callees import CallContext, callers, class_named, class_of_instance, class_of_scope, constructed_with, parameter_names, passed_to_base_init, resolve_callee
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
-from gradlint.model.guards import Boundary, Guard, is_tail_test, modulo_part, negated_source, switches_off
+from gradlint.model.guards import Boundary, Guard, has_modulo, is_tail_test, modulo_part, negated_source, switches_off
 from gradlint.model.names import dotted, is_literal, names_sharded_class
 from gradlint.model.spelling import call_starts
 from gradlint.model.values import class_setting, dict_setting, instance_setting, is_dataclass, reassigned
@@ -106,7 +106,8 @@ class Accumulation:
             return self.inner_loop in event.loops and not any(_picks_one(g, index) for g in event.guards)
         counters = self.guard.boundary.counters if self.guard is not None and self.guard.boundary else frozenset()
         return not any(
-            self._windows(g.boundary or g.inside_window) or _reset_by_itself(g) or _opens_window(g, counters) for g in event.guards
+            self._windows(g.boundary or g.inside_window) or _reset_by_itself(g) or _opens_window(g, counters) or _periodic(g)
+            for g in event.guards
         )
 
     def on_the_steps_micro_batch(self, event: Event) -> bool:
@@ -857,6 +858,12 @@ def _reset_by_itself(guard: Guard) -> bool:
         for part in parts
     ]
     return any(periodic) and all(p or is_tail_test(part) for p, part in zip(periodic, parts))
+
+
+def _periodic(guard: Guard) -> bool:
+    """Every M-th micro-batch of another count (`if self.current_step % VALIDATION_FREQUENCY ==
+    0:`): once in a while, not on every micro-batch."""
+    return guard.boundary is not None and has_modulo(guard.test)
 
 
 def _opens_window(guard: Guard, counters: frozenset[str]) -> bool:
