@@ -160,7 +160,7 @@ class SchedulerBeforeStep(LoopRule):
             if not later:
                 continue
             message = (
-                f"`{sched.target}.step()` runs before {code(model, later[0])}: every update uses the "
+                f"{code(model, sched)} runs before {code(model, later[0])}: every update uses the "
                 "learning rate meant for the next one, and the schedule's first value is never "
                 "used (warm-up starts one step late, decay comes one step early)"
             )

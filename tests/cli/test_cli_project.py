@@ -4517,3 +4517,66 @@ def test_a_settings_class_two_star_imports_down_fixes_the_window(workdir, gradli
     (workdir / "cfg.py").write_text(textwrap.dedent(KAGGLE_CFG.replace("accumulation_steps = 1", "accumulation_steps = 4")))
     run = gradlint("check", "--no-cache", "--select", "GL203,GL205", "--format", "concise", "train_func.py")
     assert codes(run) == [("train_func.py", "GL203"), ("train_func.py", "GL205")], run.stdout
+
+
+GAN_TRAINER = """
+import torch
+from torch import nn
+
+
+class UnitTrainer(nn.Module):
+    def __init__(self, gen, dis, lr):
+        super().__init__()
+        self.gen, self.dis = gen, dis
+        self.gen_opt = torch.optim.Adam(gen.parameters(), lr=lr, betas=(0.5, 0.999))
+        self.dis_opt = torch.optim.Adam(dis.parameters(), lr=lr, betas=(0.5, 0.999))
+        self.gen_scheduler = torch.optim.lr_scheduler.StepLR(self.gen_opt, step_size=10000, gamma=0.5)
+        self.dis_scheduler = torch.optim.lr_scheduler.StepLR(self.dis_opt, step_size=10000, gamma=0.5)
+
+    def update_learning_rate(self):
+        self.dis_scheduler.step()
+        self.gen_scheduler.step()
+
+    def dis_update(self, x_a, x_b):
+        self.dis_opt.zero_grad()
+        loss = self.dis.calc_dis_loss(self.gen(x_a).detach(), x_b)
+        loss.backward()
+        self.dis_opt.step()
+
+    def gen_update(self, x_a, x_b):
+        self.gen_opt.zero_grad()
+        loss = self.dis.calc_gen_loss(self.gen(x_a))
+        loss.backward()
+        self.gen_opt.step()
+"""
+
+GAN_TRAIN = """
+import torch
+
+from trainer import UnitTrainer
+
+
+def main(gen, dis, loader_a, loader_b, max_iter, lr):
+    trainer = UnitTrainer(gen, dis, lr).cuda()
+    iterations = 0
+    while True:
+        for images_a, images_b in zip(loader_a, loader_b):
+            ORDER
+            iterations += 1
+            if iterations >= max_iter:
+                return
+"""
+
+
+def test_a_script_that_trains_only_through_a_trainer_objects_methods(workdir, gradlint):
+    """`train.py` never spells an optimizer: it builds the project's `UnitTrainer` and calls its
+    methods per batch. Stepping the schedulers (`update_learning_rate()`) before the updates is
+    GL106; after them it is fine."""
+    early = "trainer.update_learning_rate()\n            trainer.dis_update(images_a.cuda(), images_b.cuda())\n            trainer.gen_update(images_a.cuda(), images_b.cuda())"
+    project(workdir, {"trainer.py": GAN_TRAINER, "train.py": GAN_TRAIN.replace("ORDER", early)})
+    run = gradlint("check", "--no-cache", "--select", "GL106", "--format", "concise", "train.py")
+    assert codes(run) == [("train.py", "GL106")], run.stdout
+    late = "trainer.dis_update(images_a.cuda(), images_b.cuda())\n            trainer.gen_update(images_a.cuda(), images_b.cuda())\n            trainer.update_learning_rate()"
+    (workdir / "train.py").write_text(textwrap.dedent(GAN_TRAIN.replace("ORDER", late)))
+    run = gradlint("check", "--no-cache", "--select", "GL106", "--format", "concise", "train.py")
+    assert codes(run) == [], run.stdout
