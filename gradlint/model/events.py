@@ -577,8 +577,10 @@ class EventWalker:
                 if method == "zero_grad" or not _selective_clear(self.frame.module, stmt):
                     self._add(Kind.ZERO_GRAD, call, stmt, target=name)
                 return
-            if method == "copy_" and _is_grad(receiver) and any(_reads_grad(a, besides=dotted(receiver)) for a in call.args):
-                self._add(Kind.GRAD_COPY, call, stmt, target=name)
+            if method == "copy_" and _is_grad(receiver) and call.args:
+                # from other gradients (fp32 masters), or a combined gradient written by hand (PCGrad)
+                copied = any(_reads_grad(a, besides=dotted(receiver)) for a in call.args)
+                self._add(Kind.GRAD_COPY if copied else Kind.GRAD_WRITE, call, stmt, target=name)
                 return
             if method in GRAD_RESCALE_METHODS and _is_grad(receiver):
                 self._add(Kind.GRAD_RESCALE, call, stmt, target=name)
@@ -771,13 +773,13 @@ class EventWalker:
                 self._add(Kind.GRAD_RESCALE, stmt, stmt)
             elif isinstance(stmt, ast.Assign) and _reads_grad(stmt.value, besides=dotted(target)):
                 self._add(Kind.GRAD_COPY, stmt, stmt)
-            elif isinstance(stmt, ast.Assign) and _stored(stmt.value):
-                self._add(Kind.GRAD_WRITE, stmt, stmt)
             elif (
                 isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None
                 and not _selective_clear(self.frame.module, stmt)
             ):
                 self._add(Kind.ZERO_GRAD, stmt, stmt)
+            elif isinstance(stmt, ast.Assign) and (_stored(stmt.value) or _computed_gradient(stmt.value)):
+                self._add(Kind.GRAD_WRITE, stmt, stmt)
 
     # -- calls into helpers ---------------------------------------------------------------------
 
@@ -1483,6 +1485,15 @@ def _reads_grad(expr: ast.expr, besides: str | None) -> bool:
         isinstance(node, ast.Attribute) and node.attr == "grad" and (own is None or dotted(node.value) != own)
         for node in ast.walk(expr)
     )
+
+
+def _computed_gradient(expr: ast.expr) -> bool:
+    """A tensor computed by hand for `.grad` (`chunk.clone()`, a projected gradient): not None, not
+    a fresh zero tensor (`torch.zeros_like(p)`, which clears)."""
+    if isinstance(expr, ast.Constant):
+        return False
+    called = dotted(expr.func) if isinstance(expr, ast.Call) else None
+    return not (called or "").rsplit(".", 1)[-1].startswith(("zeros", "empty"))
 
 
 def _stored(expr: ast.expr) -> bool:
