@@ -203,6 +203,8 @@ class _Analysis:
                 return inner if inner is not None else False
             case ast.Dict(values=values):  # `{"ce": ce, "kl": kl}`: the loss terms a model returns
                 return _any_normalized([self.expr(v, scope, line, depth + 1) for v in values])
+            case ast.DictComp(value=value):  # `{k: v / accum for k, v in losses.items()}`: each entry
+                return self.expr(value, scope, line, depth + 1)
         return None
 
     def mean_of_errors(self, errors: ast.expr, scope: ast.AST, line: int, depth: int) -> bool:
