@@ -65,14 +65,16 @@ class ClipPerMicroBatch(LoopRule):
                 else f"under `{model.inline_source(clip.boundary_guard.test)}`, on another micro-batch of the window than the step," if elsewhere
                 else "on every micro-batch"
             )
+            placed = _where_tested(clip, clip.boundary_guard) if elsewhere else clip.anchor
+            written = code(model, clip) if placed is clip.anchor else f"{code(model, clip)} (in `{model.source(placed.func)}(...)`)"
             message = (
-                f"{code(model, clip)} runs {where} while {code(model, step)} waits for "
+                f"{written} runs {where} while {code(model, step)} waits for "
                 f"`{factor}` of them: it clips partial sums of the window, so the step consumes "
                 "neither the window's gradient nor its clipped version (up to N × max_norm, and "
                 "early micro-batches are clipped harder than late ones)"
             )
             if elsewhere:  # moved to the step, it would keep its own window test around it
-                yield Finding(self.code, model.span(clip.anchor), message, None)
+                yield Finding(self.code, model.span(placed), message, None)
                 continue
             if any(accumulation.at_step(c) and not excluded_off_boundary(clip, c) for c in loop.of(Kind.CLIP)):
                 # the step's branch on the clip's path clips already
@@ -92,6 +94,21 @@ class ClipPerMicroBatch(LoopRule):
         if clip.elsewhere or not isinstance(clip.stmt, ast.Expr) or any(e is not clip and contains(stmt, e.stmt) for e in loop.events):
             return None
         return self.plan("Remove the clip: the step's branch clips the window", RemoveStatement(model.position(stmt)))
+
+
+def _where_tested(event, guard) -> ast.AST:
+    """Where the user placed the event under `guard`: the call of the helper holding it under
+    that test (`self.clip_gradients(...)` under the window's test), when the test is a caller's,
+    not the helper's."""
+    scope = event.scope
+    if not event.inlined or event.elsewhere or scope is None or scope.lineno <= guard.node.lineno <= scope.end_lineno:
+        return event.anchor
+    name = getattr(scope, "name", None)
+    calls = (
+        n for n in ast.walk(guard.node) if isinstance(n, ast.Call)
+        and (getattr(n.func, "attr", None) == name or getattr(n.func, "id", None) == name)
+    )
+    return next(calls, event.anchor)
 
 
 class SchedulerPerMicroBatch(LoopRule):
