@@ -164,7 +164,10 @@ class _Analysis:
                 return _all(self.expr(left, scope, line, depth + 1), self.expr(right, scope, line, depth + 1))
             case ast.UnaryOp(operand=operand):
                 return self.expr(operand, scope, line, depth + 1)
-            case ast.IfExp(body=body, orelse=orelse):
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                accumulating = _accumulating_side(test, body, orelse)
+                if accumulating is not None:  # `loss / n if n > 1 else loss`: raw only where n is 1
+                    return self.expr(accumulating, scope, line, depth + 1)
                 return _all(self.expr(body, scope, line, depth + 1), self.expr(orelse, scope, line, depth + 1))
             case ast.Call(func=ast.Attribute(value=ast.BinOp(op=ast.Mult(), left=left, right=right), attr="mean"), args=[], keywords=[]):
                 # `(losses * weights).mean()`: per-element weights averaged out do not divide the
@@ -764,6 +767,26 @@ def _is_per_sample_quantity(name: str) -> bool:
     micro-batch it just generated or read, never already divided by a window."""
     words = set(name.rsplit(".", 1)[-1].lower().split("_"))
     return bool(words & PER_SAMPLE_WORDS) or bool(words & {"logprobs", "logprob"}) or {"log", "probs"} <= words or {"log", "prob"} <= words
+
+
+def _accumulating_side(test: ast.expr, body: ast.expr, orelse: ast.expr) -> ast.expr | None:
+    """The side of `x / n if n > 1 else x` taken when the window `n` is more than one micro-batch
+    (`n > 1`, `n != 1`, `n >= 2`; `n == 1`, `n <= 1` pick the other side), where one side divides
+    by the `n` the test reads; None for other tests."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant)):
+        return None
+    window, op, bound = ast.dump(test.left), test.ops[0], test.comparators[0].value
+    divides = any(
+        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and ast.dump(n.right) == window
+        for side in (body, orelse) for n in ast.walk(side)
+    )
+    if not divides or type(bound) is not int:
+        return None
+    if isinstance(op, ast.Gt) and bound == 1 or isinstance(op, ast.NotEq) and bound == 1 or isinstance(op, ast.GtE) and bound == 2:
+        return body
+    if isinstance(op, ast.Eq) and bound == 1 or isinstance(op, ast.LtE) and bound == 1 or isinstance(op, ast.Lt) and bound == 2:
+        return orelse
+    return None
 
 
 def _per_sample_factor(expr: ast.expr) -> bool:
