@@ -96,6 +96,19 @@ class ClipPerMicroBatch(LoopRule):
         return self.plan("Remove the clip: the step's branch clips the window", RemoveStatement(model.position(stmt)))
 
 
+def _under_flag_of_the_stepping_call(model: ModuleModel, loop: TrainingLoop, sched, steps) -> bool:
+    """The scheduler runs under a flag that the call running the step hands back (`loss,
+    did_step, n = train_step(...)` with the step inside it): it says whether that call stepped."""
+    sites = {id(s.site) for s in steps if s.site is not None}
+    for guard in sched.guards:
+        if not (guard.holds and isinstance(guard.test, ast.Name)):
+            continue
+        for stmt in model.scope(loop.scope).assignments.get(guard.test.id, ()):
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and id(stmt.value) in sites:
+                return True
+    return False
+
+
 def _where_tested(event, guard) -> ast.AST:
     """Where the user placed the event under `guard`: the call of the helper holding it under
     that test (`self.clip_gradients(...)` under the window's test), when the test is a caller's,
@@ -168,6 +181,8 @@ def advances_per_micro_batch(model: ModuleModel, loop: TrainingLoop, sched) -> b
     steps = [s for s in loop.on_path(*STEPS) if accumulation.covers(s)]
     if steps and all(sched.exclusive_with(s) for s in steps):
         return False  # `if args.deepspeed: ... scheduler.step()` beside a hand-counted window it never runs with
+    if _under_flag_of_the_stepping_call(model, loop, sched, steps):
+        return False  # `loss, did_step = train_step(...)`, then `if did_step: scheduler.step()`
     if is_prepared(model, sched):
         return False  # Accelerate's scheduler wrapper steps only when the optimizer did
     if schedule_counts_micro_batches(model, sched, accumulation.factor):
