@@ -322,10 +322,10 @@ def _int_assigned(stmt: ast.stmt, name: str) -> int | None:
     if not isinstance(stmt, ast.Assign):
         return None
     value = stmt.value
-    pairs = [
-        pair for target in stmt.targets
-        for pair in (zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) else [(target, value)])
-    ]
+    pairs = []
+    for target in stmt.targets:
+        unpacked = isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts)
+        pairs.extend(zip(target.elts, value.elts) if unpacked else [(target, value)])
     for each, given in pairs:
         if dotted(each) == name:
             whole = isinstance(given, ast.Constant) and (type(given.value) is int or type(given.value) is float and given.value.is_integer())

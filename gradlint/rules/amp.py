@@ -85,7 +85,9 @@ class ClipWithoutUnscale(Rule):
         it clips scaled gradients all the same. No fix: `unscale_` without `scaler.step` and
         `update` raises on the next iteration; GL302's fix comes first."""
         step = next((e for e in related if e.kind is Kind.STEP and e.order > clip.order), None)
-        if step is None or any(e.kind is Kind.UNSCALE and e.order < clip.order for e in related) or scaler_enabled(model, scaler) is not True or _only_while_disabled(model, scaler, step) or _hands_over(step.node, scaler):
+        if step is None or any(e.kind is Kind.UNSCALE and e.order < clip.order for e in related):
+            return None
+        if scaler_enabled(model, scaler) is not True or _only_while_disabled(model, scaler, step) or _hands_over(step.node, scaler):
             return None
         message = (
             f"{code(model, clip)} clips gradients still multiplied by the loss scale of `{scaler}` "
