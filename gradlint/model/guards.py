@@ -480,6 +480,7 @@ def is_tail_test(expr: ast.expr, resolve: Resolver | None = None) -> bool:
 
 
 def has_modulo(test: ast.expr) -> bool:
+    """A modulo anywhere in the test: a window's (`(i + 1) % N == 0`) or a period's."""
     return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in ast.walk(test))
 
 
