@@ -98,7 +98,7 @@ def find(doc: Document, rules: Sequence[Rule], project: ProjectContext | None = 
 
     active = [r for r in rules if may_fire(r)]
     loop_rules = [r for r in rules if r.trigger_pattern is Rule.trigger_pattern and r not in active]
-    if loop_rules and (_steps_somehow(doc.text) or project is not None and project.builds_backward_class(doc.text)) and (
+    if loop_rules and _steps_somehow(doc.text) and (
         ("transformers" in doc.text and HF_TRAINING_STEP.search(doc.text))  # a transformers Trainer's loop, copied
         or (project is not None and project.imports_backward(doc.text))  # backward() in a project helper
         or (project is not None and project.calls_configured_backward(doc.text))  # or in a configured object's method

@@ -1413,20 +1413,6 @@ class ProjectContext:
         `importer`'s) that is a project module."""
         return self.project.imported_modules(importer or self.path, text)
 
-    def builds_backward_class(self, text: str) -> bool:
-        """Whether `text` constructs a class it imports from a project module whose methods run
-        backward (`trainer = DGNet_Trainer(config)`, then `trainer.dis_update(...)` per batch): a
-        loop here may clear, backpropagate and step through that object's methods alone, never
-        spelling an optimizer. Read off the import lines and the modules' bytes."""
-        if self.project is None:
-            return False
-        for path, names in self._imported_modules(text):
-            built = [n for n in names if n[:1].isupper() and f"{n}(" in text and n in self.project.backward_symbols(path)]
-            if built:
-                self._note(path)
-                return True
-        return False
-
     def imports_backward(self, text: str) -> bool:
         """Whether `text` imports a project function or class that reaches backward(), or a
         project module that calls it: a loop that steps here may run it through a helper
