@@ -388,6 +388,7 @@ def _own_method(model: "ModuleModel", stmt: ast.stmt, func: ast.expr) -> ast.AST
 
 
 def _closure(model: "ModuleModel", stmt: ast.stmt, name: str) -> ast.AST | None:
+    """The function named `name` that the function holding `stmt` defines in its own code."""
     scope = model.parents.scope_of(stmt)
     return None if isinstance(scope, ast.Module) else model.scope(scope).functions.get(name)
 
