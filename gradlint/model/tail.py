@@ -212,19 +212,27 @@ def _counts_across_epochs(model: "ModuleModel", loop: ast.For, counter: str) -> 
 
 def _counts_across_calls(model: "ModuleModel", loop: ast.For, counter: str) -> bool:
     """`self._step` is set to an integer only in `__init__` and counted up only in this loop of
-    a method named for an epoch (`train_one_epoch`): the method runs once per epoch, and the
-    count runs on across its calls, as across the passes of an epoch loop."""
+    a method a caller runs in a loop (`for epoch in ...: trainer.train_one_epoch()`): the count
+    runs on across its calls, as across the passes of an epoch loop."""
     head, _, attribute = counter.partition(".")
     method = model.parents.scope_of(loop)
     cls = model.parents.enclosing_class(method)
-    if head != "self" or not attribute or "." in attribute or cls is None or "epoch" not in getattr(method, "name", "").lower():
+    if head != "self" or not attribute or "." in attribute or cls is None:
         return False
     inside = {id(n) for n in ast.walk(loop)}
-    return all(
+    only_counted_here = all(
         id(stmt) in inside or name == "__init__" and _int_assigned(stmt, counter) is not None
-        for name, method in model.methods(cls).items()
-        for stmt in model.scope(method).assignments.get(counter, ())
+        for name, other in model.methods(cls).items()
+        for stmt in model.scope(other).assignments.get(counter, ())
     )
+    return only_counted_here and any(_called_in_a_loop(call, context) for call, context in callers(model, method))
+
+
+def _called_in_a_loop(call: ast.Call, context: CallContext) -> bool:
+    loops = (ast.For, ast.AsyncFor, ast.While)
+    if context.statement is not None:
+        return any(isinstance(s, loops) for s in context.module.parents.chain(context.statement))
+    return any(isinstance(n, loops) and n.lineno < call.lineno <= n.end_lineno for n in ast.walk(context.scope))
 
 
 def _counted_in_else(test: ast.stmt, counter: str) -> bool:
