@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from gradlint.diagnostics import Span
 from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
-from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
-from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
+from gradlint.model.events import MAX_HELPER_DEPTH, STEPS, Event, Kind, unit_events
+from gradlint.model.loops import Accumulation, FrameworkMicroStep, TrainingLoop, find_training_loops
 from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, ImportTable, dotted, partial_target
 from gradlint.model.spelling import CALLED_NAME, Words, call_starts, occurrences, spelled
 from gradlint.model.roles import Role, Roles
@@ -36,6 +36,7 @@ OTHER_FRAMEWORKS = frozenset({
 })
 BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
 HF_TRAINING_STEP = re.compile(r"self(?<!\wself)\.training_step\s*\(")  # a transformers Trainer's, in a copied loop
+HF_TRAINER_WINDOW = "self.args.gradient_accumulation_steps"  # how a Trainer's method names its window
 # what an update is spelled with: a step, or a framework's call (Lightning's manual backward, an
 # Accelerate accelerator's or a DeepSpeed engine's methods) that stands for one
 STEP_WORD = re.compile(r"step|manual_backward|ccelerat|engine")
@@ -305,10 +306,27 @@ class ModuleModel:
         hierarchy = class_hierarchy(self, cls)
         if any("training_step" in module.methods(known) for module, known in hierarchy):
             return False
-        return any(
-            (module.imports.qualname(base) or "").startswith("transformers.") and dotted(base).endswith("Trainer")
-            for module, known in hierarchy for base in known.bases if dotted(base)
-        )
+        return _derives_from_hf_trainer(hierarchy)
+
+    @cached_property
+    def framework_micro_steps(self) -> list[FrameworkMicroStep]:
+        """Methods a framework runs once per micro-batch and steps after a window of: a
+        transformers Trainer subclass's own `training_step` (the Trainer clips, steps and clears
+        after every `args.gradient_accumulation_steps` calls of it)."""
+        from gradlint.model.callees import class_hierarchy
+
+        found = []
+        for cls in self.classes.values():
+            method = self.methods(cls).get("training_step")
+            if method is not None and _derives_from_hf_trainer(class_hierarchy(self, cls)):
+                events = unit_events(self, method)
+                if any(e.kind in STEPS for e in events):
+                    continue  # one stepping itself is a training loop
+                # `self.deepspeed.backward(loss)`: an engine the Trainer built, which divides itself
+                own = self.class_attributes(cls)
+                events = [e for e in events if not _trainer_engine_backward(e, own)]
+                found.append(FrameworkMicroStep(method, HF_TRAINER_WINDOW, events))
+        return found
 
     @cached_property
     def backward_helper_names(self) -> set[str] | None:
@@ -478,3 +496,24 @@ class ModuleModel:
             node.end_lineno,
             self.column(node.end_lineno, node.end_col_offset),
         )
+
+
+def _derives_from_hf_trainer(hierarchy) -> bool:
+    """A class of the hierarchy names transformers' `Trainer` (or one of its subclasses) as a base."""
+    return any(
+        (module.imports.qualname(base) or "").startswith("transformers.") and dotted(base).endswith("Trainer")
+        for module, known in hierarchy for base in known.bases if dotted(base)
+    )
+
+
+def _trainer_engine_backward(event: Event, own_attributes) -> bool:
+    """`self.X.backward(loss)` where no class of the project sets `self.X`: the backward of an
+    engine the framework's Trainer holds (DeepSpeed's, Accelerate's)."""
+    func = event.node.func if isinstance(event.node, ast.Call) else None
+    if event.kind is not Kind.BACKWARD or not isinstance(func, ast.Attribute) or not event.node.args:
+        return False
+    receiver = func.value
+    return (
+        isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+        and receiver.value.id == "self" and receiver.attr not in own_attributes
+    )

@@ -30,6 +30,24 @@ class AccumulationWithoutLossScaling(Rule):
                 for accumulation in loop.accumulations:
                     if accumulation.counts_micro_batches:
                         yield from self._check_path(model, loop, accumulation)
+        for micro_step in model.framework_micro_steps:
+            yield from self._check_framework_micro_step(model, micro_step)
+
+    def _check_framework_micro_step(self, model: ModuleModel, micro_step) -> Iterator[Finding]:
+        """An override of a Trainer's `training_step` backpropagating itself: the framework steps
+        after `micro_step.window` calls, and the method it replaces divided the loss by that."""
+        rescales = micro_step.of(Kind.GRAD_RESCALE)
+        for backward in micro_step.of(Kind.BACKWARD):
+            if backward.loss_normalized() is not False or any(not r.exclusive_with(backward) for r in rescales):
+                continue
+            message = (
+                f"{code(model, backward)} runs once per micro-batch: the Trainer calls "
+                f"`{micro_step.function.name}` for each and steps after every `{micro_step.window}` of them, "
+                f"but this override does not divide the loss by that as the method it replaces did: "
+                f"each update applies the sum of the window's gradients, not their mean"
+            )
+            fix = None if backward.inlined else _divide_loss(model, backward, micro_step.window)
+            yield Finding(self.code, model.span(_where(backward, model)), message, fix)
 
     def _check_path(self, model: ModuleModel, loop, accumulation) -> Iterator[Finding]:
         factor = factor_text(model, accumulation.factor)
@@ -72,17 +90,22 @@ class AccumulationWithoutLossScaling(Rule):
             return None
         if accumulation.may_be_off:
             return None  # `not N or i % N == 0`: N may be None or 0, the loss cannot be divided by it
-        loss = backward.loss
-        text = model.source(loss)
-        if isinstance(loss, LOW_PRECEDENCE):
-            text = f"({text})"
-        divided = f"{text} / {factor}"
-        # As the receiver of `.backward()` the quotient needs parentheses; as an argument not.
-        receiver = isinstance(backward.node.func, ast.Attribute) and backward.node.func.value is loss
-        replacement = f"({divided})" if receiver else divided
-        # unsafe (DESIGN §2.2): every update becomes N times smaller than the run was tuned with
-        operation = ReplaceExpression(model.position(loss), model.source(loss), replacement)
-        return FixPlan(f"Divide the loss by `{factor}`", (operation,), applicability="unsafe")
+        return _divide_loss(model, backward, factor)
+
+
+def _divide_loss(model: ModuleModel, backward, factor: str) -> FixPlan:
+    """The backward's loss divided by `factor`, where the backward names it."""
+    loss = backward.loss
+    text = model.source(loss)
+    if isinstance(loss, LOW_PRECEDENCE):
+        text = f"({text})"
+    divided = f"{text} / {factor}"
+    # As the receiver of `.backward()` the quotient needs parentheses; as an argument not.
+    receiver = isinstance(backward.node.func, ast.Attribute) and backward.node.func.value is loss
+    replacement = f"({divided})" if receiver else divided
+    # unsafe (DESIGN §2.2): every update becomes N times smaller than the run was tuned with
+    operation = ReplaceExpression(model.position(loss), model.source(loss), replacement)
+    return FixPlan(f"Divide the loss by `{factor}`", (operation,), applicability="unsafe")
 
 
 class ZeroGradInsideAccumulation(Rule):
