@@ -1317,7 +1317,7 @@ def _judge_guard(frame: Frame, stmt: ast.If | ast.Assert | ast.IfExp, holds: boo
         return value_outside(frame, name)
 
     canonical = _presence_as_flag(frame, _canonical(frame, stmt.test, line))
-    sets = flags_set(stmt, holds, scope.assignments, frame.scope) if isinstance(stmt, ast.If) and isinstance(frame.scope, FUNCTION_TYPES) else ()
+    sets = flags_set(stmt, holds, scope.assignments, frame.scope) if isinstance(stmt, ast.If) and isinstance(frame.scope, (*FUNCTION_TYPES, ast.Module)) else ()
     window_test = countdown_test(stmt, scope.assignments) if isinstance(stmt, ast.If) else None
     guard = make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical, sets, window_test)
     # the class whose method holds the test (a base class's, read in its own module)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -17,6 +18,10 @@ SWITCH_WORDS = frozenset({
 })
 # how deep a test is taken apart: flags resolved to what they stand for, nested `and`/`or`
 MAX_TEST_DEPTH = 5
+COMPARISONS = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Gt: operator.gt,
+    ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
+}
 # The value of a name (`"sync"`, `"self.sync_gradients"`) or what a call returns, if known.
 Resolver = Callable[["str | ast.Call"], "ast.expr | None"]
 
@@ -77,19 +82,32 @@ class FlagSet:
     side that value decides. Both sides never run in one pass."""
 
     name: str
-    value: bool
+    value: bool | int | None
     scope: ast.AST
     after: int  # the setting `if` ends here
     until: int  # the flag's next assignment after it, or the function's end
 
     def rules_out(self, guard: "Guard") -> bool:
         """The guard's side needs the flag the other way: its test, or a term of the `and` it
-        holds (`if not skip_backward and not skip_step:`)."""
+        holds (`if not skip_backward and not skip_step:`); a count set back to 0 fails a later
+        `if count > 0:` (a flush after the window's own step)."""
         tests = _terms(guard) if guard.holds else [(guard.test, guard.holds)]
         return any(
-            isinstance(test, ast.Name) and test.id == self.name and holds != self.value
-            for test, holds in (_positive(t, h) for t, h in tests)
+            self._truth_of(test) not in (None, holds) for test, holds in (_positive(t, h) for t, h in tests)
         ) and self.after < guard.node.lineno < self.until and any(node is guard.node for node in ast.walk(self.scope))
+
+    def _truth_of(self, test: ast.expr) -> bool | None:
+        """What `test` is with the flag at its value: `flag`, `count > 0` (None: another test)."""
+        if isinstance(test, ast.Name):
+            return bool(self.value) if test.id == self.name else None
+        if not (
+            isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id == self.name and type(test.ops[0]) in COMPARISONS
+            and isinstance(self.value, int) and isinstance(test.comparators[0], ast.Constant)
+            and type(test.comparators[0].value) in (int, float)
+        ):
+            return None
+        return COMPARISONS[type(test.ops[0])](self.value, test.comparators[0].value)
 
 
 def settled_by(test: ast.expr, constant_of: Callable[[str], ast.Constant | None]) -> bool | None:
@@ -117,7 +135,8 @@ def flags_set(stmt: ast.If, holds: bool, assignments: dict[str, list[ast.stmt]],
         later = [s.lineno for s in assignments.get(name, ()) if s.lineno > inner.lineno]
         if any(line <= stmt.end_lineno for line in later):
             continue  # set again further down the branch
-        found.append(FlagSet(name, bool(inner.value.value), scope, stmt.end_lineno, min(later, default=scope.end_lineno + 1)))
+        end = scope.body[-1].end_lineno if isinstance(scope, ast.Module) else scope.end_lineno
+        found.append(FlagSet(name, inner.value.value, scope, stmt.end_lineno, min(later, default=end + 1)))
     return tuple(found)
 
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, parameter_names, resolve_callee
+from gradlint.model.callees import FUNCTIONS, CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, parameter_names, resolve_callee
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Event, Kind, manual_optimization
 from gradlint.model.flags import zero_test_of
@@ -825,7 +825,9 @@ def _steps_after(model: "ModuleModel", loop: ast.For, unit: "TrainingLoop") -> b
         block = model.parents.block.get(stmt, [])
         for later in block[block.index(stmt) + 1 :] if stmt in block else []:
             for node in ast.walk(later):
-                if isinstance(node, ast.Call) and _steps(model, node, unit.optimizers, stepping) and not _never_after(model, loop, later, node):
+                if not isinstance(node, ast.Call) or _never_after(model, loop, later, node):
+                    continue
+                if _steps(model, node, unit.optimizers, stepping) or _steps_what_it_is_handed(model, later, node, unit.optimizers):
                     return True
     return False
 
@@ -837,6 +839,23 @@ def _steps(model: "ModuleModel", call: ast.Call, optimizers: frozenset[str], ste
         return False
     receiver = call.func.value
     return dotted(receiver) in optimizers or model.roles.of(receiver) is Role.SCALER
+
+
+def _steps_what_it_is_handed(model: "ModuleModel", stmt: ast.stmt, call: ast.Call, optimizers: frozenset[str]) -> bool:
+    """`flush_remaining_grads(model, optimizer, ...)`: a function handed one of the loop's
+    optimizers steps it there (`optimizer.step()`, `scaler.step(optimizer)`)."""
+    if not any(dotted(a) in optimizers for a in [*call.args, *(k.value for k in call.keywords)]):
+        return False
+    scope = model.parents.scope_of(stmt)
+    callee = resolve_callee(model, call, CallContext(model, scope, class_of_scope(model, scope)))
+    if callee is None or not isinstance(callee.function, FUNCTIONS):
+        return False
+    handed = {name for name, argument in bind_arguments(callee, call).items() if dotted(argument) in optimizers}
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"
+        and any(isinstance(n, ast.Name) and n.id in handed for n in (node.func.value, *node.args))
+        for node in ast.walk(callee.function)
+    )
 
 
 def _never_after(model: "ModuleModel", loop: ast.For, later: ast.stmt, step: ast.Call) -> bool:

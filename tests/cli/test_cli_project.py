@@ -4517,3 +4517,60 @@ def test_a_settings_class_two_star_imports_down_fixes_the_window(workdir, gradli
     (workdir / "cfg.py").write_text(textwrap.dedent(KAGGLE_CFG.replace("accumulation_steps = 1", "accumulation_steps = 4")))
     run = gradlint("check", "--no-cache", "--select", "GL203,GL205", "--format", "concise", "train_func.py")
     assert codes(run) == [("train_func.py", "GL203"), ("train_func.py", "GL205")], run.stdout
+
+
+FLUSH_RUNTIME = """
+import torch
+
+
+def flush_partial_window(model, opt, grad_clip, batch_idx, accum_steps):
+    if batch_idx >= 0 and (batch_idx + 1) % accum_steps != 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+
+def log_learning_rate(writer, opt, epoch):
+    writer.add_scalar("lr", opt.param_groups[0]["lr"], epoch)
+"""
+
+FLUSH_TRAIN = """
+import torch
+
+from runtime import flush_partial_window, log_learning_rate
+
+
+def train_step(model, batch, optimizer, grad_clip, accum_steps, batch_idx):
+    inputs, targets = batch
+    loss = torch.nn.functional.l1_loss(model(inputs), targets)
+    (loss / accum_steps).backward()
+    if (batch_idx + 1) % accum_steps == 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+    return loss.item()
+
+
+def train(model, loader, writer, cfg):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg["lr"])
+    accum_steps = cfg["grad_accum_steps"]
+    for epoch in range(cfg["epochs"]):
+        optimizer.zero_grad(set_to_none=True)
+        batch_idx = -1
+        for batch_idx, batch in enumerate(loader):
+            train_step(model, batch, optimizer, cfg["grad_clip"], accum_steps, batch_idx)
+        AFTER
+"""
+
+
+def test_a_tail_flushed_by_another_modules_helper_handed_the_optimizer(workdir, gradlint):
+    """After the epoch's batches `train.py` hands the optimizer to `runtime.flush_partial_window`,
+    which steps on the partial window left over: no tail is dropped. Handing it to a helper that
+    only reads its learning rate flushes nothing (GL205)."""
+    flush = "flush_partial_window(model, optimizer, cfg['grad_clip'], batch_idx, accum_steps)"
+    project(workdir, {"runtime.py": FLUSH_RUNTIME, "train.py": FLUSH_TRAIN.replace("AFTER", flush)})
+    run = gradlint("check", "--no-cache", "--select", "GL205", "--format", "concise", "train.py")
+    assert codes(run) == [], run.stdout
+    (workdir / "train.py").write_text(textwrap.dedent(FLUSH_TRAIN.replace("AFTER", "log_learning_rate(writer, optimizer, epoch)")))
+    run = gradlint("check", "--no-cache", "--select", "GL205", "--format", "concise", "train.py")
+    assert codes(run) == [("train.py", "GL205")], run.stdout
