@@ -37,6 +37,7 @@ OTHER_FRAMEWORKS = frozenset({
 BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
 HF_TRAINING_STEP = re.compile(r"self(?<!\wself)\.training_step\s*\(")  # a transformers Trainer's, in a copied loop
 HF_TRAINER_WINDOW = "self.args.gradient_accumulation_steps"  # how a Trainer's method names its window
+HF_TRAINER_STEPPED = ("optimizer", "model", "model_wrapped")  # a Trainer's attributes its step covers
 # what an update is spelled with: a step, or a framework's call (Lightning's manual backward, an
 # Accelerate accelerator's or a DeepSpeed engine's methods) that stands for one
 STEP_WORD = re.compile(r"step|manual_backward|ccelerat|engine")
@@ -325,7 +326,10 @@ class ModuleModel:
                 # `self.deepspeed.backward(loss)`: an engine the Trainer built, which divides itself
                 own = self.class_attributes(cls)
                 events = [e for e in events if not _trainer_engine_backward(e, own)]
-                found.append(FrameworkMicroStep(method, HF_TRAINER_WINDOW, events))
+                stepped = {f"self.{name}" for name in HF_TRAINER_STEPPED if name not in own}
+                if len(method.args.args) > 1:
+                    stepped.add(method.args.args[1].arg)  # `training_step(self, model, inputs)`
+                found.append(FrameworkMicroStep(method, HF_TRAINER_WINDOW, events, frozenset(stepped)))
         return found
 
     @cached_property

@@ -156,6 +156,7 @@ class FrameworkMicroStep:
     function: ast.FunctionDef
     window: str
     events: list[Event]
+    stepped: frozenset[str]  # what the framework's step and clear cover, as the method names it
 
     def of(self, *kinds: Kind) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]

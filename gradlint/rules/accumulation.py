@@ -143,6 +143,23 @@ class ZeroGradInsideAccumulation(Rule):
                     f"{factor} of the window; clear after the step"
                 )
                 yield Finding(self.code, model.span(zero.anchor), message, self._clear_at_the_step(model, loop, zero, steps))
+        for micro_step in model.framework_micro_steps:
+            yield from self._check_framework_micro_step(model, micro_step)
+
+    def _check_framework_micro_step(self, model: ModuleModel, micro_step) -> Iterator[Finding]:
+        """A clear in an override of a Trainer's `training_step`, on every call: the Trainer
+        steps after `micro_step.window` calls and clears after its step itself."""
+        for zero in micro_step.of(Kind.ZERO_GRAD):
+            if zero.guards or zero.recovering or zero.inlined or zero.target not in micro_step.stepped:
+                continue
+            message = (
+                f"{code(model, zero)} runs on every micro-batch: the Trainer calls "
+                f"`{micro_step.function.name}` for each and steps after every `{micro_step.window}` of them, "
+                f"so each step sees only the last micro-batch's gradients, not the window's; the "
+                f"Trainer clears them after its step itself"
+            )
+            fix = self.plan(f"Remove {code(model, zero)}: the Trainer clears after its step", RemoveStatement(model.position(zero.stmt)))
+            yield Finding(self.code, model.span(zero.anchor), message, fix)
 
     @staticmethod
     def _clear_at_the_step(model, loop, zero, steps) -> FixPlan | None:
