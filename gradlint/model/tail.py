@@ -144,7 +144,7 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     if resets and _counts_down(loop, counter, resets[-1], test):
         return counter, 0, source, True  # `left = N` ... `left -= 1` ... `if not left: step; left = N`
     reset = _int_assigned(resets[-1], counter) if resets else _passed_integer(model, loop, counter)
-    steps = [i for i, stmt in enumerate(loop.body) if _counts_one_up(stmt, counter)]
+    steps = [i for i, stmt in enumerate(loop.body) if _counts_one_up(stmt, counter) or _retry_counts_once(stmt, counter)]
     assignments = [n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)]
     restarts = [n for n in assignments if _int_assigned(n, counter) == reset and any(n is m for m in ast.walk(test))]
     tested = next((i for i, stmt in enumerate(loop.body) if any(n is test for n in ast.walk(stmt))), None)
@@ -346,6 +346,36 @@ def _counts_one_up(stmt: ast.stmt, name: str) -> bool:
         isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and dotted(stmt.target) == name
         and isinstance(stmt.value, ast.Constant) and stmt.value.value == 1
     )
+
+
+def _retry_counts_once(stmt: ast.stmt, name: str) -> bool:
+    """`while True: try: ...backward...; count += 1; break / except OOM: ...; continue`: a
+    retry loop whose one way out (raising aside) counts the item once, just before leaving."""
+    if not (isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and stmt.test.value is True):
+        return False
+    exits = [block for block in _blocks_of(stmt.body) if any(isinstance(s, ast.Break) for s in block)]
+    if len(exits) != 1:
+        return False
+    block = exits[0]
+    before = block[: next(i for i, s in enumerate(block) if isinstance(s, ast.Break))]
+    return sum(_counts_one_up(s, name) for s in before) == 1
+
+
+def _blocks_of(body: list[ast.stmt]):
+    """The statement lists of `body` and of the compound statements in it, not entering loops
+    or functions (a `break` there leaves something else)."""
+    yield body
+    for stmt in body:
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                yield from _blocks_of(inner)
+        for handler in getattr(stmt, "handlers", ()):
+            yield from _blocks_of(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from _blocks_of(case.body)
 
 
 def _aliases(loop: ast.For, index: str) -> set[str]:
