@@ -1613,12 +1613,23 @@ def _handled(handler: ast.ExceptHandler, entered: bool) -> _PendingGuard:
 
 
 def _nested_exit(stmt: ast.If) -> ast.If | None:
-    """`if a: if b: return` (no `else` at any level) as the one `if a and b: return` it is."""
-    test = _exit_test(stmt)
+    """`if a: if b: return` (no `else` at any level) as the one `if a and b: return` it is;
+    `if fp16: ...; if n < N: continue ... else: ...; if n < N: continue ...`, each branch
+    leaving on the same test, as `if n < N: continue`."""
+    test = _exit_test(stmt) if not stmt.orelse else _exit_in_every_branch(stmt)
     if test is None or test is stmt.test:
         return None
     return ast.If(test=test, body=[], orelse=[], lineno=stmt.lineno, col_offset=stmt.col_offset,
                   end_lineno=stmt.end_lineno, end_col_offset=stmt.end_col_offset)
+
+
+def _exit_in_every_branch(stmt: ast.If) -> ast.expr | None:
+    """The one test on which both branches of `stmt` leave the block, each with an `if test:`
+    of its own (and no other way out of the block)."""
+    tests = [[s.test for s in branch if isinstance(s, ast.If) and not s.orelse and _leaves_block(s.body)] for branch in (stmt.body, stmt.orelse)]
+    if any(len(found) != 1 for found in tests) or ast.dump(tests[0][0]) != ast.dump(tests[1][0]):
+        return None
+    return tests[0][0]
 
 
 def _exit_test(stmt: ast.stmt) -> ast.expr | None:

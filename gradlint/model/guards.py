@@ -391,6 +391,9 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
         return False, _modulo_boundary(right)
     if isinstance(op, (ast.GtE, ast.Gt)) and _counters(left):
         return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
+    # `if count < N: continue` before the step: the window ends where it fails
+    if isinstance(op, (ast.Lt, ast.LtE)) and _counters(left):
+        return False, _make(_strip_minus_one(right) if isinstance(op, ast.LtE) else right, left)
     return True, None
 
 

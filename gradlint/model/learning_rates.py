@@ -5,12 +5,13 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradlint.model.events import Kind
+from gradlint.model.events import STEPS, Kind
 from gradlint.model.frames import constructions, spelled_in
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
     from gradlint.model.events import Event
+    from gradlint.model.loops import TrainingLoop
 
 
 def divides_learning_rate(model: "ModuleModel", step: "Event", factor: ast.expr) -> bool:
@@ -35,6 +36,20 @@ def divides_learning_rate(model: "ModuleModel", step: "Event", factor: ast.expr)
 def _divides_by(node: ast.AST, divisor: str) -> bool:
     """`x / divisor`, `x / (a * divisor)`: `divisor` (dumped) in the denominator."""
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and any(ast.dump(n) == divisor for n in ast.walk(node.right))
+
+
+def moved_on_purpose(loop: "TrainingLoop", sched: "Event") -> bool:
+    """The code moves the schedule on purpose, not once per update: because of where the
+    rate stands, or in a loop of its own that runs no backward and no step (annealing on a
+    plateau by advancing the schedule)."""
+    return stepped_on_the_rate(sched) or _fast_forwarded(loop, sched)
+
+
+def _fast_forwarded(loop: "TrainingLoop", sched: "Event") -> bool:
+    inner = sched.loops[-1] if sched.loops else None
+    return inner is not None and inner is not loop.node and not any(
+        e is not sched and inner in e.loops and (e.kind in STEPS or e.kind is Kind.BACKWARD) for e in loop.events
+    )
 
 
 def stepped_on_the_rate(event: "Event") -> bool:

@@ -10,6 +10,7 @@ from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.events import STEPS
 from gradlint.model.guards import negated_source, window_part
 from gradlint.model.loops import excluded_off_boundary
+from gradlint.model.learning_rates import moved_on_purpose
 from gradlint.model.prepared import accelerate_window, is_prepared, schedule_counts_micro_batches
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
@@ -185,6 +186,8 @@ def advances_per_micro_batch(model: ModuleModel, loop: TrainingLoop, sched) -> b
         return False  # `loss, did_step = train_step(...)`, then `if did_step: scheduler.step()`
     if is_prepared(model, sched):
         return False  # Accelerate's scheduler wrapper steps only when the optimizer did
+    if moved_on_purpose(loop, sched):
+        return False  # `while scheduler.get_lr()[0] > target: scheduler.step()`: annealing by hand
     if schedule_counts_micro_batches(model, sched, accumulation.factor):
         return False  # built with `num_training_steps * accum`: counted in micro-batches
     if _bounded_by_micro_batch_count(model, loop, sched):

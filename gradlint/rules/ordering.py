@@ -9,7 +9,7 @@ from gradlint.fixplan import MoveStatement
 from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.epochs import EarlySchedulerStep, scheduler_steps_before_imported_training, scheduler_steps_before_training, skips_first_epoch
 from gradlint.model.events import STEPS
-from gradlint.model.learning_rates import stepped_on_the_rate
+from gradlint.model.learning_rates import moved_on_purpose
 from gradlint.model.names import dotted
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, LoopRule
@@ -151,7 +151,7 @@ class SchedulerBeforeStep(LoopRule):
                 continue  # `if epoch > 0:` as a new epoch begins: after the previous epoch's steps
             if _built_each_iteration(model, loop, sched):
                 continue  # `scheduler = PolyLR(optimizer, cur_iter=it)` in the body: a value, no schedule kept
-            if _fast_forwarded(loop, sched) or stepped_on_the_rate(sched):
+            if moved_on_purpose(loop, sched):
                 continue  # `while scheduler.get_lr()[0] > target: scheduler.step()`: the schedule moved on purpose
             related = [e for e in loop.events if not e.exclusive_with(sched)]
             if any(e.kind in STEPS and e.order < sched.order for e in related):
@@ -235,16 +235,6 @@ def _after_the_steps(model: ModuleModel, loop: TrainingLoop, sched, last) -> ast
     if pair is None or pair[0] is not stmt:
         return None
     return end_of_step_run(model, loop, last) if pair[1] is last.stmt else pair[1]
-
-
-def _fast_forwarded(loop: TrainingLoop, sched) -> bool:
-    """The scheduler steps repeatedly in a loop of its own inside the training loop, one that
-    runs no backward and no optimizer step (annealing on a plateau by advancing the schedule):
-    a deliberate jump, not a step out of order."""
-    inner = sched.loops[-1] if sched.loops else None
-    return inner is not None and inner is not loop.node and not any(
-        e is not sched and inner in e.loops and (e.kind in STEPS or e.kind is Kind.BACKWARD) for e in loop.events
-    )
 
 
 def _built_each_iteration(model: ModuleModel, loop, sched) -> bool:
