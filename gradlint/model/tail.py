@@ -20,6 +20,7 @@ from gradlint.model.callees import FUNCTIONS, CallContext, bind_arguments, calle
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Event, Kind, manual_optimization
 from gradlint.model.flags import zero_test_of
+from gradlint.model.guards import has_modulo
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
@@ -42,6 +43,7 @@ class EpochTail:
     count: str | None = None  # the number of micro-batches as code, where there is no loop to take len() of
     restarts: bool = False  # a window's own count, set back at each step: no index of the epoch to test
     sized: bool = True  # `len()` of the source works (a WebDataset stream has none)
+    unreached_flush: bool = False  # the test's last-batch part compares an index from 0 with the length
 
     def length(self, model: "ModuleModel") -> str:
         """The epoch's number of micro-batches, as code (`len(DataLoader(...))` for a loader the
@@ -67,7 +69,9 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if accumulation is None or accumulation.guard is None:
         return None
     boundary = accumulation.guard.boundary
-    if boundary.flushes_tail or len(boundary.counters) != 1:
+    if boundary.flushes_tail and not _tail_test_never_holds(model, loop.node, accumulation.guard):
+        return None
+    if len(boundary.counters) != 1:
         return None
     if isinstance(node, ast.FunctionDef):
         return _lightning_tail(model, node, next(iter(boundary.counters)))
@@ -101,10 +105,38 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     # as one at each window's first does when the count restarts with the epoch
     cleared = cleared or any(
         accumulation.runs_every_micro_batch(z) or restarts and _at_window_start(model, node, z, counter)
+        or start == 0 and _where_the_index_starts_a_window(model, node, z, counter)
         for z in loop.of(Kind.ZERO_GRAD)
     )
     sized = not (isinstance(source, ast.Name) and _unsized(_stream_calls(model, source, model.parents.scope_of(node), node.lineno)))
-    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized)
+    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized, unreached_flush=boundary.flushes_tail)
+
+
+def _tail_test_never_holds(model: "ModuleModel", loop: ast.AST, guard) -> bool:
+    """`if update or is_last:` with `is_last = batch_idx == len(train_loader)` over
+    `enumerate(train_loader)`: an index counted from 0 never reaches the length, so the test's
+    tail part never flushes (each `or` term that is no window test is such a comparison)."""
+    counted = _enumerate(model, loop) if isinstance(loop, ast.For) else None
+    if counted is None or counted[1] != 0:
+        return False
+    index, _, source = counted
+    scope = model.parents.scope_of(loop)
+    terms = guard.test.values if isinstance(guard.test, ast.BoolOp) and isinstance(guard.test.op, ast.Or) else [guard.test]
+    read = [model.values.reaching_value(t, scope, guard.node.lineno)[0] if isinstance(t, ast.Name) else t for t in terms]
+    tails = [t for t in read if t is None or not has_modulo(t)]
+    return bool(tails) and len(tails) < len(terms) and all(_reaches_length(t, index, source) for t in tails)
+
+
+def _reaches_length(term: ast.expr | None, index: str, source: ast.expr) -> bool:
+    """`index == len(source)`."""
+    if not (isinstance(term, ast.Compare) and len(term.ops) == 1 and isinstance(term.ops[0], ast.Eq)):
+        return False
+    sides = [term.left, term.comparators[0]]
+    lengths = [s for s in sides if isinstance(s, ast.Call) and dotted(s.func) == "len" and len(s.args) == 1]
+    return (
+        len(lengths) == 1 and dotted(lengths[0].args[0]) == dotted(source) is not None
+        and any(isinstance(s, ast.Name) and s.id == index for s in sides)
+    )
 
 
 def _lightning_tail(model: "ModuleModel", function: ast.FunctionDef, counter: str) -> EpochTail | None:
@@ -172,6 +204,23 @@ def _at_window_start(model: "ModuleModel", loop: ast.For, clear: Event, counter:
         and dotted(g.test.left) == counter and ast.dump(g.test.comparators[0]) == ast.dump(start)
         for g in clear.guards
     )
+
+
+def _where_the_index_starts_a_window(model: "ModuleModel", loop: ast.For, clear: Event, index: str) -> bool:
+    """`if i % N == 0: zero_grad()` (or `init = i % N == 0` ... `if init:`) over an index
+    counted from 0: each window's first micro-batch clears, the epoch's first among them."""
+    scope = model.parents.scope_of(loop)
+    for guard in clear.guards:
+        test = guard.test
+        if isinstance(test, ast.Name):
+            test = model.values.reaching_value(test, scope, guard.node.lineno)[0]
+        if (
+            guard.holds and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+            and isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod) and dotted(test.left.left) == index
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0
+        ):
+            return True
+    return False
 
 
 def _counts_down(loop: ast.For, counter: str, reset: ast.stmt, test: ast.stmt) -> bool:

@@ -290,6 +290,8 @@ class DroppedTailMicroBatches(LoopRule):
             )
         else:
             which = f"when `{length}` is not a multiple of `{factor}`, the last micro-batches of every epoch never reach a step"
+        if tail.unreached_flush:  # `is_last = i == len(loader)`: an index from 0 stops at `len - 1`
+            which += f" (its last-batch test never holds: `{tail.counter}` counts from 0 and ends at `{length} - 1`)"
         message = f"{when}: {which}; {fate}"
         yield Finding(self.code, span, message, None if elsewhere else self._fix(model, loop, guard, tail, length))
 
