@@ -31,6 +31,22 @@ class ClipPerMicroBatch(LoopRule):
         for loop in model.loops:
             if not loop.plain:  # Accelerate accumulates: its clip acts on every micro-batch all the same
                 yield from self._in_accelerate_window(model, loop)
+        for micro_step in model.framework_micro_steps:
+            yield from self._in_framework_micro_step(model, micro_step)
+
+    def _in_framework_micro_step(self, model: ModuleModel, micro_step) -> Iterator[Finding]:
+        """A clip in an override of a Trainer's `training_step`, on every call: the Trainer steps
+        after `micro_step.window` calls (and clips the window itself, by `max_grad_norm`)."""
+        for clip in micro_step.of(Kind.CLIP):
+            if clip.guards or clip.inlined:
+                continue  # `if self.accelerator.sync_gradients:`: at the step
+            message = (
+                f"{code(model, clip)} runs on every micro-batch: the Trainer calls "
+                f"`{micro_step.function.name}` for each and steps after every `{micro_step.window}` of them, "
+                f"so it clips partial sums of the window, not the window's gradient; the Trainer clips "
+                f"that itself before its step (`TrainingArguments(max_grad_norm=...)`)"
+            )
+            yield Finding(self.code, model.span(clip.anchor), message, None)
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         for accumulation in loop.accumulations:  # each branch's: one may clip at the step, another not
