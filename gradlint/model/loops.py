@@ -447,7 +447,10 @@ class TrainingLoop:
         """Gradients written back after the clear and before the step (a backup restored: PGD's
         `restore_grad()` after the attacks' clears, fp32 master copies): the step reads those."""
         return any(
-            e.kind in (Kind.GRAD_COPY, Kind.GRAD_WRITE) and clear.order < e.order < step.order and not e.exclusive_with(clear)
+            e.kind in (Kind.GRAD_COPY, Kind.GRAD_WRITE) and clear.order < e.order < step.order
+            # the other branch of a loop's `if`: a later pass restores (PGD's `if t != k - 1:
+            # zero_grad() else: restore_grad()` over its attack steps)
+            and (not e.exclusive_with(clear) or bool(set(map(id, e.loops)) & set(map(id, clear.loops))))
             for e in self.events
         )
 

@@ -127,6 +127,8 @@ class ZeroGradInsideAccumulation(Rule):
                     continue
                 if zero.recovering or zero.drops_skipped_window(step):
                     continue  # `except OOM: zero_grad()`, an overflow: dropping a failed window's gradients
+                if loop.restored_after(zero, step):
+                    continue  # a backup written back before the step (PGD's `restore_grad()`): the step reads that
                 message = (
                     f"{code(model, zero)} runs on every micro-batch while {code(model, step)} waits "
                     f"for {factor} of them: each step sees only the gradients of the micro-batches "
