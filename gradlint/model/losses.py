@@ -147,6 +147,8 @@ class _Analysis:
                 if self.corrects_partial_batch(left, scope, line) or self.corrects_partial_batch(right, scope, line):
                     scaled = right if self.corrects_partial_batch(left, scope, line) else left
                     return self.expr(scaled, scope, line, depth + 1)  # the batch's share, not the window's
+                if self.yielded_share(left, scope, line) or self.yielded_share(right, scope, line):
+                    return True  # each piece's share of the batch it was cut from: the shares sum to 1
                 if _is_loss_weight(left) or _is_loss_weight(right) or _is_mask(left) or _is_mask(right):
                     weighed = right if _is_loss_weight(left) or _is_mask(left) else left
                     return self.expr(weighed, scope, line, depth + 1)  # a weight or a mask does not divide
@@ -475,6 +477,33 @@ class _Analysis:
             return None
         is_parameter = scope is not None and any(a.arg == expr.id for a in _parameters(scope))
         return self.caller[0].get(expr.id) if is_parameter else None
+
+    def yielded_share(self, factor: ast.expr, scope: ast.AST, line: int) -> bool:
+        """`for micro, weight in self._iter_micro_batches(batch):` then `loss * weight`, where the
+        generator yields `(piece, part / total)` (or `1.0` for the batch left whole): each piece's
+        share of the batch it was cut from, and the shares of the window's pieces sum to 1."""
+        if not isinstance(factor, ast.Name):
+            return False
+        for loop in (n for n in ast.walk(scope) if isinstance(n, ast.For) and n.lineno <= line <= n.end_lineno):
+            names = loop.target.elts if isinstance(loop.target, ast.Tuple) else []
+            position = next((i for i, n in enumerate(names) if isinstance(n, ast.Name) and n.id == factor.id), None)
+            if position is None or not isinstance(loop.iter, ast.Call):
+                continue
+            callee = resolve_callee(self.model, loop.iter, CallContext(self.model, scope, class_of_scope(self.model, scope)))
+            function = callee.function if callee is not None else None
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return False
+            shares = [
+                y.value.elts[position] for y in ast.walk(function)
+                if isinstance(y, ast.Yield) and isinstance(y.value, ast.Tuple) and len(y.value.elts) > position
+            ]
+            yields = [y for y in ast.walk(function) if isinstance(y, ast.Yield)]
+            return (
+                bool(shares) and len(shares) == len(yields)
+                and all(isinstance(v, ast.BinOp) and isinstance(v.op, ast.Div) or isinstance(v, ast.Constant) and v.value == 1 for v in shares)
+                and any(isinstance(v, ast.BinOp) for v in shares)
+            )
+        return False
 
     def corrects_partial_batch(self, factor: ast.expr, scope: ast.AST, line: int) -> bool:
         """`batch_size / x.shape[0]`, `batch["runt_size"] / args.batch_size`, or a name given such
