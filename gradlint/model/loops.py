@@ -95,6 +95,17 @@ class Accumulation:
         factor may be None or 0 there."""
         return self.guard is not None and switches_off(self.guard.test, self.factor)
 
+    def counts_a_generator(self, model: "ModuleModel", scope: ast.AST) -> bool:
+        """`len(self._iter_micro_batches(batch))`: the window's pieces come from a project
+        generator, which has no `len()`, so no code can divide by the factor as written."""
+        factor = self.factor
+        if not (isinstance(factor, ast.Call) and dotted(factor.func) == "len" and factor.args and isinstance(factor.args[0], ast.Call)):
+            return False
+        callee = resolve_callee(model, factor.args[0], CallContext(model, scope, class_of_scope(model, scope)))
+        return callee is not None and isinstance(callee.function, FUNCTIONS) and any(
+            isinstance(node, (ast.Yield, ast.YieldFrom)) for node in ast.walk(callee.function)
+        )
+
     def runs_every_micro_batch(self, event: Event) -> bool:
         """The event runs on every micro-batch, not once per window: outside every boundary
         test (flat shape), or inside the micro-batch loop (nested shape); and on the

@@ -90,6 +90,8 @@ class AccumulationWithoutLossScaling(Rule):
             return None
         if accumulation.may_be_off:
             return None  # `not N or i % N == 0`: N may be None or 0, the loss cannot be divided by it
+        if accumulation.counts_a_generator(model, loop.scope):
+            return None  # `len(self._iter_micro_batches(batch))`: a generator has no length
         return _divide_loss(model, backward, factor)
 
 
