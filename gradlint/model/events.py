@@ -1616,20 +1616,21 @@ def _nested_exit(stmt: ast.If) -> ast.If | None:
     """`if a: if b: return` (no `else` at any level) as the one `if a and b: return` it is;
     `if fp16: ...; if n < N: continue ... else: ...; if n < N: continue ...`, each branch
     leaving on the same test, as `if n < N: continue`."""
-    test = _exit_test(stmt) if not stmt.orelse else _exit_in_every_branch(stmt)
+    inner = _exit_in_every_branch(stmt) if stmt.orelse else None
+    test = _exit_test(stmt) if not stmt.orelse else inner.test if inner is not None else None
     if test is None or test is stmt.test:
         return None
-    return ast.If(test=test, body=[], orelse=[], lineno=stmt.lineno, col_offset=stmt.col_offset,
-                  end_lineno=stmt.end_lineno, end_col_offset=stmt.end_col_offset)
+    return ast.If(test=test, body=inner.body if inner is not None else [], orelse=[], lineno=stmt.lineno,
+                  col_offset=stmt.col_offset, end_lineno=stmt.end_lineno, end_col_offset=stmt.end_col_offset)
 
 
-def _exit_in_every_branch(stmt: ast.If) -> ast.expr | None:
-    """The one test on which both branches of `stmt` leave the block, each with an `if test:`
-    of its own (and no other way out of the block)."""
-    tests = [[s.test for s in branch if isinstance(s, ast.If) and not s.orelse and _leaves_block(s.body)] for branch in (stmt.body, stmt.orelse)]
-    if any(len(found) != 1 for found in tests) or ast.dump(tests[0][0]) != ast.dump(tests[1][0]):
+def _exit_in_every_branch(stmt: ast.If) -> ast.If | None:
+    """The first branch's `if test: continue` when both branches of `stmt` leave the block on
+    the same test, each with an `if` of its own."""
+    exits = [[s for s in branch if isinstance(s, ast.If) and not s.orelse and _leaves_block(s.body)] for branch in (stmt.body, stmt.orelse)]
+    if any(len(found) != 1 for found in exits) or ast.dump(exits[0][0].test) != ast.dump(exits[1][0].test):
         return None
-    return tests[0][0]
+    return exits[0][0]
 
 
 def _exit_test(stmt: ast.stmt) -> ast.expr | None:
