@@ -14,7 +14,7 @@ class Trainer:
         self.clip_grad_norm = clip_grad_norm
 
     def _backward_step(self, loss, epoch, batch_idx, iterations_per_epoch):
-        self.scaler.scale(loss).backward()  # expect: GL201
+        self.scaler.scale(loss).backward()
         global_step = iterations_per_epoch * epoch + batch_idx + 1
         if global_step % self.batch_accumulate == 0:
             if self.clip_grad_norm:
@@ -31,4 +31,4 @@ class Trainer:
                 break
             with torch.autocast("cuda"):
                 loss = criterion(self.net(inputs), targets)
-            self._backward_step(loss, epoch, batch_idx, len(loader))
+            self._backward_step(loss, epoch, batch_idx, len(loader))  # expect: GL201
