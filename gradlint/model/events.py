@@ -17,7 +17,7 @@ from gradlint.model.fresh_models import on_fresh_model
 from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, left_at_default, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once, settled_by, truthy_flag
 from gradlint.model.grad_mode import turns_off
-from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches
+from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches, skipped_below_test
 from gradlint.model.losses import loss_normalized
 from gradlint.model.names import BUILTIN_NAMES, dotted, from_dotted, is_literal, with_names_replaced
 from gradlint.model.roles import Role
@@ -1318,7 +1318,9 @@ def _judge_guard(frame: Frame, stmt: ast.If | ast.Assert | ast.IfExp, holds: boo
 
     canonical = _presence_as_flag(frame, _canonical(frame, stmt.test, line))
     sets = flags_set(stmt, holds, scope.assignments, frame.scope) if isinstance(stmt, ast.If) and isinstance(frame.scope, (*FUNCTION_TYPES, ast.Module)) else ()
-    window_test = countdown_test(stmt, scope.assignments) if isinstance(stmt, ast.If) else None
+    window_test = None
+    if isinstance(stmt, ast.If):
+        window_test = countdown_test(stmt, scope.assignments) or skipped_below_test(stmt, frame.module.parents.block.get(stmt, []))
     guard = make_guard(stmt, stmt.test, holds, resolve, None if ast.dump(canonical) == ast.dump(stmt.test) else canonical, sets, window_test)
     # the class whose method holds the test (a base class's, read in its own module)
     defining = frame.module.parents.enclosing_class(frame.scope) if isinstance(frame.scope, FUNCTION_TYPES) else None
@@ -1616,12 +1618,13 @@ def _nested_exit(stmt: ast.If) -> ast.If | None:
     """`if a: if b: return` (no `else` at any level) as the one `if a and b: return` it is;
     `if fp16: ...; if n < N: continue ... else: ...; if n < N: continue ...`, each branch
     leaving on the same test, as `if n < N: continue`."""
-    inner = _exit_in_every_branch(stmt) if stmt.orelse else None
-    test = _exit_test(stmt) if not stmt.orelse else inner.test if inner is not None else None
+    if stmt.orelse:
+        return _exit_in_every_branch(stmt)  # the first branch's: its test is judged where it stands
+    test = _exit_test(stmt)
     if test is None or test is stmt.test:
         return None
-    return ast.If(test=test, body=inner.body if inner is not None else [], orelse=[], lineno=stmt.lineno,
-                  col_offset=stmt.col_offset, end_lineno=stmt.end_lineno, end_col_offset=stmt.end_col_offset)
+    return ast.If(test=test, body=[], orelse=[], lineno=stmt.lineno, col_offset=stmt.col_offset,
+                  end_lineno=stmt.end_lineno, end_col_offset=stmt.end_col_offset)
 
 
 def _exit_in_every_branch(stmt: ast.If) -> ast.If | None:

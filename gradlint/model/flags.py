@@ -66,6 +66,27 @@ def countdown_test(stmt: ast.If, assignments: dict[str, list[ast.stmt]]) -> ast.
     return ast.Compare(left=ast.BinOp(left=read, op=ast.Mod(), right=window), ops=[ast.Eq()], comparators=[ast.Constant(0)])
 
 
+def skipped_below_test(stmt: ast.If, block: list[ast.stmt]) -> ast.expr | None:
+    """`not count >= N` for `count += 1` ... `if count < N: continue` (`<= N - 1` likewise): a
+    window's own count, counted up just before the test that skips the rest of the iteration
+    until N micro-batches are in. A resume skip (`if i < start: continue` on the loop's index)
+    counts nothing up before it, and `if limit <= i: break` leaves the pass."""
+    test = stmt.test
+    if not (
+        len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Continue) and not stmt.orelse
+        and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))
+    ):
+        return None
+    counter = dotted(test.left)
+    earlier = block[: block.index(stmt)] if stmt in block else []
+    if counter is None or not any(
+        isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == counter for s in earlier
+    ):
+        return None
+    reached = ast.GtE() if isinstance(test.ops[0], ast.Lt) else ast.Gt()
+    return ast.UnaryOp(ast.Not(), ast.Compare(test.left, [reached], test.comparators))
+
+
 def zero_test_of(test: ast.expr) -> str | None:
     """The counter `test` finds at zero: `count == 0`, `count <= 0`, `not count`."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):

@@ -251,8 +251,6 @@ def make_guard(
     # an `assert` states what holds from there on (`assert scaler is not None`): never a window's test
     read = window_test if window_test is not None else test
     polarity, boundary = _boundary(read, resolve, depth=0) if not isinstance(node, ast.Assert) else (True, None)
-    if boundary is None and _skipped_below(node, read) is not None:
-        polarity, boundary = False, _skipped_below(node, read)
     if boundary is None or _never_leaves_window_start(node, read):
         return Guard(node, test, holds, in_caller=in_caller, sets=sets)
     at_end = polarity == holds
@@ -395,17 +393,6 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
         return True, _make(_strip_minus_one(right) if isinstance(op, ast.Gt) else right, left)
     return True, None
 
-
-def _skipped_below(node: ast.stmt, test: ast.expr) -> Boundary | None:
-    """`if count < N: continue` (`<= N - 1`) before the step: the window ends where the test
-    fails. Only a `continue` says so: `if limit <= i: break` ends a pass, no window."""
-    if not (
-        isinstance(node, ast.If) and test is node.test and len(node.body) == 1 and isinstance(node.body[0], ast.Continue)
-        and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))
-    ):
-        return None
-    bound = test.comparators[0]
-    return _make(_strip_minus_one(bound) if isinstance(test.ops[0], ast.LtE) else bound, test.left)
 
 
 def _settings_ratio(expr: ast.expr) -> bool:
