@@ -161,6 +161,22 @@ class Event:
         block = parents.block.get(self.stmt) if parents is not None else None
         return block is not None and isinstance(parents.parent.get(self.stmt), ast.If) and _leaves_block(block)
 
+    def handles_failure_of(self, earlier: "Event") -> bool:
+        """Runs in an `except` handler of the `try` whose body holds `earlier`: only where that
+        body raised, so `earlier` may never have completed (`try: scaler.step(opt) except
+        RuntimeError: unscale, clip, step again`)."""
+        if self.module is None or earlier.module is not self.module:
+            return False
+        parents = self.module.parents
+        for guard in self.guards:
+            handled = guard.node if isinstance(guard.node, ast.ExceptHandler) and guard.holds else None
+            attempt = parents.parent.get(handled.body[0]) if handled is not None and handled.body else None
+            if isinstance(attempt, ast.Try) and attempt.body and (
+                attempt.body[0].lineno <= earlier.stmt.lineno and earlier.stmt.end_lineno <= attempt.body[-1].end_lineno
+            ):
+                return True
+        return False
+
     def drops_skipped_window(self, step: "Event") -> bool:
         """`if stats["skip"]: zero_grad()` ... `if i % N == 0 and not stats["skip"]: step()`: the
         event runs where the step is told to skip its window (an overflow), dropping it; also

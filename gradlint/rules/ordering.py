@@ -48,7 +48,8 @@ def _last_step_before(loop, clip):
     """The step this clip follows in the same iteration, with a backward before that step and
     none between step and clip (so the clip cannot be meant for the next step)."""
     earlier = [e for e in loop.events if e.order < clip.order and not e.exclusive_with(clip)]
-    steps = [e for e in earlier if e.kind in (Kind.STEP, Kind.SCALER_STEP)]
+    # a step in a `try` body the clip's handler catches may have failed: the handler retries it
+    steps = [e for e in earlier if e.kind in (Kind.STEP, Kind.SCALER_STEP) and not clip.handles_failure_of(e)]
     if not steps:
         return None
     step = steps[-1]
