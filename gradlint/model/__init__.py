@@ -321,8 +321,8 @@ class ModuleModel:
             method = self.methods(cls).get("training_step")
             if method is not None and _derives_from_hf_trainer(class_hierarchy(self, cls)):
                 events = unit_events(self, method)
-                if any(e.kind in STEPS for e in events):
-                    continue  # one stepping itself is a training loop
+                if any(e.kind in STEPS for e in events) or _refuses_accumulation(method):
+                    continue  # one stepping itself is a training loop; one refusing a window has none
                 # `self.deepspeed.backward(loss)`: an engine the Trainer built, which divides itself
                 own = self.class_attributes(cls)
                 events = [e for e in events if not _trainer_engine_backward(e, own)]
@@ -521,3 +521,25 @@ def _trainer_engine_backward(event: Event, own_attributes) -> bool:
         isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
         and receiver.value.id == "self" and receiver.attr not in own_attributes
     )
+
+
+def _refuses_accumulation(method: ast.FunctionDef) -> bool:
+    """`if self.args.gradient_accumulation_steps > 1: raise ValueError` (or `assert ... == 1`)
+    in the method's own body: the window is 1, every call steps."""
+    for stmt in method.body:
+        if isinstance(stmt, ast.Assert):
+            test, refused_when = stmt.test, False
+        elif isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[-1], ast.Raise):
+            test, refused_when = stmt.test, True
+        else:
+            continue
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and dotted(test.left) == HF_TRAINER_WINDOW):
+            continue
+        op, bound = test.ops[0], test.comparators[0]
+        if not (isinstance(bound, ast.Constant) and bound.value in (1, 2)):
+            continue
+        above_one = {ast.Gt: bound.value == 1, ast.GtE: bound.value == 2, ast.NotEq: bound.value == 1}.get(type(op))
+        exactly_one = isinstance(op, ast.Eq) and bound.value == 1
+        if (refused_when and above_one) or (not refused_when and exactly_one):
+            return True
+    return False
