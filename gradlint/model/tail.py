@@ -106,6 +106,7 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     cleared = cleared or any(
         accumulation.runs_every_micro_batch(z) or restarts and _at_window_start(model, node, z, counter)
         or start == 0 and _where_the_index_starts_a_window(model, node, z, counter)
+        and all(z.order < b.order for b in loop.of(Kind.BACKWARD))  # before the epoch's first backward
         for z in loop.of(Kind.ZERO_GRAD)
     )
     sized = not (isinstance(source, ast.Name) and _unsized(_stream_calls(model, source, model.parents.scope_of(node), node.lineno)))

@@ -357,3 +357,30 @@ def test_a_step_method_calling_itself_is_read_without_end():
     """)
     (loop,) = model.loops
     assert loop.by_hand is not None and not loop.controls_sync
+
+
+TAIL_LOOP = """
+import torch
+
+def train(model, loader, optimizer, n):
+    for epoch in range(3):
+        for i, (x, y) in enumerate(loader):
+            CLEAR_FIRST
+            loss = torch.nn.functional.mse_loss(model(x), y) / n
+            loss.backward()
+            if i % n == 0:
+                optimizer.step()
+                CLEAR_AFTER
+"""
+
+
+def test_a_window_start_clear_drops_the_tail_only_before_the_first_backward():
+    """`if i % n == 0: zero_grad()` before the backward clears the last epoch's partial window
+    at the next epoch's first micro-batch (dropped); after the step under the same test it comes
+    after that micro-batch's backward and the step applies the tail with it (carried)."""
+    from gradlint.model.tail import epoch_tail
+
+    before = model_of(TAIL_LOOP.replace("CLEAR_FIRST", "if i % n == 0:\n                optimizer.zero_grad()").replace("CLEAR_AFTER", "pass"))
+    after = model_of(TAIL_LOOP.replace("CLEAR_FIRST", "pass").replace("CLEAR_AFTER", "optimizer.zero_grad()"))
+    assert epoch_tail(before, before.loops[0]).cleared_before
+    assert not epoch_tail(after, after.loops[0]).cleared_before
