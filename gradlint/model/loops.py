@@ -491,10 +491,13 @@ class TrainingLoop:
     def _micro_batches_cut(self, loop: ast.For) -> ast.expr | None:
         """`phase_img` of `for img, z in zip(phase_img, phase_z)` where `phase_img =
         batch.split(batch_gpu)`: items cut from a batch (`split`, `chunk` by a size or count,
-        not a string's separator) are micro-batches whatever their names."""
+        not a string's separator) are micro-batches whatever their names, as are the items of a
+        loop that turns DDP's sync off for some of them."""
         if loop not in self.model.parents.parent:
             return None  # a helper's loop, in another module
         iterable = _iterated(loop)
+        if any(e.kind is Kind.NO_SYNC and loop in e.loops for e in self.events):
+            return iterable  # `with model.no_sync() if i < n - 1 else nullcontext():`: its items are micro-batches
         scope = self.model.parents.scope_of(loop)
         if isinstance(iterable, ast.Name):  # `data = zip(...)`, then `for ... in enumerate(data)`
             value = self.model.values.reaching_value(iterable, scope, loop.lineno)[0]
