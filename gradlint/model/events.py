@@ -897,8 +897,12 @@ class EventWalker:
         return f"{container}[{self.frame.module.source(expr.slice)}]" if container else None
 
     def _name(self, expr: ast.expr) -> str | None:
-        """The unit's spelling of a name written in a helper (`optimizer` -> `self.optimizer`)."""
+        """The unit's spelling of a name written in a helper (`optimizer` -> `self.optimizer`); an
+        entry of a dict under a literal key is named with it (`self.optimizers['cls']`)."""
         frame, name = self.frame, dotted(expr)
+        if name is None and isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+            container = self._name(expr.value)
+            return f"{container}[{expr.slice.value!r}]" if container is not None else None
         while name is not None and frame.caller is not None:
             head, _, rest = name.partition(".")
             argument = frame.arguments.get(head)

@@ -212,7 +212,9 @@ def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int, assigni
         # `self.models['model']` kept from `__init__(self, models)`: what its constructions pass
         parameter = constructor_parameter(frame.module, frame.cls, name[len("self."):])
         init = frame.module.methods(frame.cls).get("__init__") if parameter is not None else None
-        return _keyed_role(Frame(frame.module, init, frame.cls), ast.Name(parameter, ast.Load()), key, depth + 1) if init is not None else None
+        if init is None:
+            return _built_entries_role(frame.module, frame.module.class_attributes(frame.cls).get(name[len("self."):], []), key)
+        return _keyed_role(Frame(frame.module, init, frame.cls), ast.Name(parameter, ast.Load()), key, depth + 1)
     if "." in name:
         return None
     if name in parameter_names(frame.scope):
@@ -231,6 +233,22 @@ def _keyed_role(frame: Frame, container: ast.expr, key: str, depth: int, assigni
     if not stored or any(value is None for value in stored):
         return None
     return functools.reduce(either, (role_in_frame(frame, value, assigning) or _constructed_role(frame.module, value) for value in stored))
+
+
+def _built_entries_role(module: "ModuleModel", values: list[ast.expr], key: str) -> Role | None:
+    """The role of `self.optimizers['cls']` where the class builds the dict itself: every entry
+    one constructor call (`{name: torch.optim.Adam(m.parameters()) for name, m in ...}`), or a
+    `{...}` literal's entry under the key."""
+    roles = []
+    for value in values:
+        if isinstance(value, ast.DictComp):
+            roles.append(_constructed_role(module, value.value))
+        elif isinstance(value, ast.Dict):
+            entry = next((v for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and k.value == key), None)
+            roles.append(_constructed_role(module, entry) if entry is not None else None)
+        else:
+            return None
+    return functools.reduce(either, roles) if roles else None
 
 
 def _free_variable_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
