@@ -1028,7 +1028,12 @@ def _is_data_loader(iterable: ast.expr) -> bool:
 def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
     """The innermost loops that train, and step functions that train outside any loop."""
     units = []
-    for node in _candidates(model):
+    pending, walked = list(_candidates(model)), set()
+    while pending:
+        node = pending.pop(0)
+        if id(node) in walked:
+            continue
+        walked.add(id(node))
         events = unit_events(model, node)
         if not _trains(events):
             continue
@@ -1038,9 +1043,15 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
             # loop, unless it is a helper's (an evaluation helper training a probe, judged apart)
             # and this loop also backpropagates and steps in its own body; a function holding a
             # training loop is no step function
-            own_code = {id(n) for n in ast.walk(node) if isinstance(n, LOOPS)}
+            own_loops = [n for n in ast.walk(node) if isinstance(n, LOOPS)]
+            own_code = {id(n) for n in own_loops}
             events = [e for e in events if not any(id(loop) in inner for loop in e.loops)]
-            if isinstance(node, FUNCTIONS) or not inner.isdisjoint(own_code) or not _trains(events):
+            if isinstance(node, FUNCTIONS) or not inner.isdisjoint(own_code):
+                # its own loops that train are units, candidates or not: one calling a callable
+                # object made beside it (`loss_scaler(loss, optimizer, ...)`) names no helper
+                pending.extend(n for n in own_loops if id(n) in inner and id(n) not in walked)
+                continue
+            if not _trains(events):
                 continue
         units.append(TrainingLoop(model, node, events))
     # A step function that a training unit of the module calls is judged there, with its

@@ -4574,3 +4574,56 @@ def test_a_tail_flushed_by_another_modules_helper_handed_the_optimizer(workdir, 
     (workdir / "train.py").write_text(textwrap.dedent(FLUSH_TRAIN.replace("AFTER", "log_learning_rate(writer, optimizer, epoch)")))
     run = gradlint("check", "--no-cache", "--select", "GL205", "--format", "concise", "train.py")
     assert codes(run) == [("train.py", "GL205")], run.stdout
+
+
+SCALER_MISC = """
+import torch
+
+
+class NativeScalerWithGradNormCount:
+    def __init__(self):
+        self._scaler = torch.amp.GradScaler("cuda")
+
+    def __call__(self, loss, optimizer, parameters=None, update_grad=True):
+        self._scaler.scale(loss).backward()
+        if update_grad:
+            self._scaler.unscale_(optimizer)
+            norm = torch.nn.utils.clip_grad_norm_(parameters, 1.0)
+            self._scaler.step(optimizer)
+            self._scaler.update()
+            return norm
+        return None
+"""
+
+INLINE_MAIN = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from util.misc import NativeScalerWithGradNormCount as NativeScaler
+
+
+def main(args, model, data_loader):
+    model = DDP(model.cuda(), device_ids=[args.gpu])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95))
+    loss_scaler = NativeScaler()
+    optimizer.zero_grad()
+    for epoch in range(args.epochs):
+        data_loader.sampler.set_epoch(epoch)
+        for it, (samples, _) in enumerate(data_loader):
+            with torch.autocast("cuda"):
+                loss, _, _ = model(samples.cuda(non_blocking=True), mask_ratio=args.mask_ratio)
+            loss = loss / args.accum_iter
+            last = (it + 1) % args.accum_iter == 0 or it + 1 == len(data_loader)
+            loss_scaler(loss, optimizer, parameters=model.parameters(), update_grad=last)
+            if last:
+                optimizer.zero_grad()
+"""
+
+
+def test_a_loop_written_in_main_that_calls_an_imported_scaler_object(workdir, gradlint):
+    """MAE style with the loop inline in `main`: the scaler object built from `util.misc`'s
+    class backpropagates every micro-batch and steps when told; the loop, not only `main`, is a
+    training loop, so the DDP model accumulating without `no_sync` is reported (GL401)."""
+    project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_MISC, "train.py": INLINE_MAIN})
+    run = gradlint("check", "--no-cache", "--select", "GL401", "--format", "concise", "train.py")
+    assert codes(run) == [("train.py", "GL401")], run.stdout
