@@ -663,8 +663,26 @@ def own_schedule(module: "ModuleModel", scheduler: ast.expr, context: CallContex
     """The scheduler is an instance of a project class that no torch LR scheduler is a base of
     (a `CycleScheduler` writing the coming update's rate into the param groups): what its
     `step()` means is its own, not torch's convention of stepping after the optimizer."""
+    if _hands_it_the_optimizer(module, scheduler, context.scope):
+        return True
     classes = _instance_classes(module, scheduler, context, follow_callers=True)
     return bool(classes) and not any(_derives_from_outside(owner, cls) for owner, cls in classes)
+
+
+def _hands_it_the_optimizer(module: "ModuleModel", scheduler: ast.expr, scope: ast.AST) -> bool:
+    """`self.lr_scheduler.set_lr(self.optimizer, init_lr)` in the same function: a torch scheduler
+    is bound to its optimizer when built and never handed one, so this object writes the rates
+    itself (a project's rate setter, whatever class a factory returns)."""
+    from gradlint.model.roles import Role
+
+    name = dotted(scheduler)
+    if name is None or not hasattr(scope, "body"):
+        return False
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr != "step"
+        and dotted(node.func.value) == name and any(module.roles.of(a) is Role.OPTIMIZER for a in node.args)
+        for node in ast.walk(scope)
+    )
 
 
 def _derives_from_outside(module: "ModuleModel", cls: ast.ClassDef) -> bool:
