@@ -12,7 +12,7 @@ from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.loops import counted_between
 from gradlint.model.losses import running_counter_divisor
 from gradlint.rules.base import Finding, Rule
-from gradlint.rules.shared import code, end_of_step_run, factor_text, move
+from gradlint.rules.shared import code, end_of_step_run, factor_text, move, per_micro_batch
 
 LOW_PRECEDENCE = (ast.BinOp, ast.BoolOp, ast.IfExp, ast.Compare, ast.UnaryOp, ast.Lambda, ast.NamedExpr)
 
@@ -41,10 +41,9 @@ class AccumulationWithoutLossScaling(Rule):
             if backward.loss_normalized() is not False or any(not r.exclusive_with(backward) for r in rescales):
                 continue
             message = (
-                f"{code(model, backward)} runs once per micro-batch: the Trainer calls "
-                f"`{micro_step.function.name}` for each and steps after every `{micro_step.window}` of them, "
-                f"but this override does not divide the loss by that as the method it replaces did: "
-                f"each update applies the sum of the window's gradients, not their mean"
+                f"{per_micro_batch(model, backward, micro_step)}, but this override does not divide the "
+                f"loss by that as the method it replaces did: each update applies the sum of the "
+                f"window's gradients, not their mean"
             )
             fix = None if backward.inlined else _divide_loss(model, backward, micro_step.window)
             yield Finding(self.code, model.span(_where(backward, model)), message, fix)
@@ -157,10 +156,8 @@ class ZeroGradInsideAccumulation(Rule):
             if zero.guards or zero.recovering or zero.inlined or zero.target not in micro_step.stepped:
                 continue
             message = (
-                f"{code(model, zero)} runs on every micro-batch: the Trainer calls "
-                f"`{micro_step.function.name}` for each and steps after every `{micro_step.window}` of them, "
-                f"so each step sees only the last micro-batch's gradients, not the window's; the "
-                f"Trainer clears them after its step itself"
+                f"{per_micro_batch(model, zero, micro_step)}, so each step sees only the last "
+                f"micro-batch's gradients, not the window's; the Trainer clears them after its step itself"
             )
             fix = self.plan(f"Remove {code(model, zero)}: the Trainer clears after its step", RemoveStatement(model.position(zero.stmt)))
             yield Finding(self.code, model.span(zero.anchor), message, fix)

@@ -14,7 +14,7 @@ from gradlint.model.learning_rates import moved_on_purpose
 from gradlint.model.prepared import accelerate_window, is_prepared, schedule_counts_micro_batches
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
-from gradlint.rules.shared import code, contains, end_of_step_run, factor_text, move
+from gradlint.rules.shared import code, contains, end_of_step_run, factor_text, move, per_micro_batch
 
 LOOSER_THAN_OR = (ast.IfExp, ast.Lambda, ast.NamedExpr)
 
@@ -41,10 +41,9 @@ class ClipPerMicroBatch(LoopRule):
             if clip.guards or clip.inlined:
                 continue  # `if self.accelerator.sync_gradients:`: at the step
             message = (
-                f"{code(model, clip)} runs on every micro-batch: the Trainer calls "
-                f"`{micro_step.function.name}` for each and steps after every `{micro_step.window}` of them, "
-                f"so it clips partial sums of the window, not the window's gradient; the Trainer clips "
-                f"that itself before its step (`TrainingArguments(max_grad_norm=...)`)"
+                f"{per_micro_batch(model, clip, micro_step)}, so it clips partial sums of the window, not "
+                f"the window's gradient; the Trainer clips that itself before its step "
+                f"(`TrainingArguments(max_grad_norm=...)`)"
             )
             yield Finding(self.code, model.span(clip.anchor), message, None)
 

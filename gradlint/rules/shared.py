@@ -23,6 +23,14 @@ def code(model: ModuleModel, event: Event) -> str:
     return written
 
 
+def per_micro_batch(model: ModuleModel, event: Event, micro_step) -> str:
+    """`X` runs once per micro-batch of a framework's window (a Trainer's `training_step`)."""
+    return (
+        f"{code(model, event)} runs on every micro-batch: the Trainer calls `{micro_step.function.name}` "
+        f"for each and steps after every `{micro_step.window}` of them"
+    )
+
+
 def call_text(module: ModuleModel, node: ast.AST) -> str:
     """A call as `module` spells it, short."""
     if isinstance(node, ast.Call):
