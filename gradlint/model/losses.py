@@ -484,7 +484,8 @@ class _Analysis:
         share of the batch it was cut from, and the shares of the window's pieces sum to 1."""
         if not isinstance(factor, ast.Name):
             return False
-        for loop in (n for n in ast.walk(scope) if isinstance(n, ast.For) and n.lineno <= line <= n.end_lineno):
+        loops = self.model.memo(("for loops", id(scope)), lambda: [n for n in ast.walk(scope) if isinstance(n, ast.For)])
+        for loop in (n for n in loops if n.lineno <= line <= n.end_lineno):
             names = loop.target.elts if isinstance(loop.target, ast.Tuple) else []
             position = next((i for i, n in enumerate(names) if isinstance(n, ast.Name) and n.id == factor.id), None)
             if position is None or not isinstance(loop.iter, ast.Call):
