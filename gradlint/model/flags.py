@@ -70,7 +70,7 @@ def skipped_below_test(stmt: ast.If, block: list[ast.stmt]) -> ast.expr | None:
     """`not count >= N` for `count += 1` ... `if count < N: continue` (`<= N - 1` likewise): a
     window's own count, counted up just before the test that skips the rest of the iteration
     until N micro-batches are in. A resume skip (`if i < start: continue` on the loop's index)
-    counts nothing up before it, and `if limit <= i: break` leaves the pass."""
+    counts no micro-batch up by one before it, and `if limit <= i: break` leaves the pass."""
     test = stmt.test
     if not (
         len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Continue) and not stmt.orelse
@@ -80,9 +80,11 @@ def skipped_below_test(stmt: ast.If, block: list[ast.stmt]) -> ast.expr | None:
     counter = dotted(test.left)
     earlier = block[: block.index(stmt)] if stmt in block else []
     if counter is None or not any(
-        isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == counter for s in earlier
+        isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and dotted(s.target) == counter
+        and isinstance(s.value, ast.Constant) and s.value.value == 1
+        for s in earlier
     ):
-        return None
+        return None  # `cnt += len(batch)` before `if cnt < start: continue`: samples of a resumed run
     reached = ast.GtE() if isinstance(test.ops[0], ast.Lt) else ast.Gt()
     return ast.UnaryOp(ast.Not(), ast.Compare(test.left, [reached], test.comparators))
 
