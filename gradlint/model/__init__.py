@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 from gradlint.diagnostics import Span
 from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
-from gradlint.model.events import MAX_HELPER_DEPTH, STEPS, Event, Kind, unit_events
-from gradlint.model.loops import Accumulation, FrameworkMicroStep, TrainingLoop, find_training_loops
+from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
+from gradlint.model.framework_steps import FrameworkMicroStep, derives_from_hf_trainer, framework_micro_steps
+from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, ImportTable, dotted, partial_target
 from gradlint.model.spelling import CALLED_NAME, Words, call_starts, occurrences, spelled
 from gradlint.model.roles import Role, Roles
@@ -36,8 +37,6 @@ OTHER_FRAMEWORKS = frozenset({
 })
 BACKWARD_CALL = re.compile(r"backward(?<!def backward)\s*\(")  # a call, not an autograd Function's def
 HF_TRAINING_STEP = re.compile(r"self(?<!\wself)\.training_step\s*\(")  # a transformers Trainer's, in a copied loop
-HF_TRAINER_WINDOW = "self.args.gradient_accumulation_steps"  # how a Trainer's method names its window
-HF_TRAINER_STEPPED = ("optimizer", "model", "model_wrapped")  # a Trainer's attributes its step covers
 # what an update is spelled with: a step, or a framework's call (Lightning's manual backward, an
 # Accelerate accelerator's or a DeepSpeed engine's methods) that stands for one
 STEP_WORD = re.compile(r"step|manual_backward|ccelerat|engine")
@@ -307,30 +306,13 @@ class ModuleModel:
         hierarchy = class_hierarchy(self, cls)
         if any("training_step" in module.methods(known) for module, known in hierarchy):
             return False
-        return _derives_from_hf_trainer(hierarchy)
+        return derives_from_hf_trainer(hierarchy)
 
     @cached_property
     def framework_micro_steps(self) -> list[FrameworkMicroStep]:
-        """Methods a framework runs once per micro-batch and steps after a window of: a
-        transformers Trainer subclass's own `training_step` (the Trainer clips, steps and clears
-        after every `args.gradient_accumulation_steps` calls of it)."""
-        from gradlint.model.callees import class_hierarchy
-
-        found = []
-        for cls in self.classes.values():
-            method = self.methods(cls).get("training_step")
-            if method is not None and _derives_from_hf_trainer(class_hierarchy(self, cls)):
-                events = unit_events(self, method)
-                if any(e.kind in STEPS for e in events) or _refuses_accumulation(method):
-                    continue  # one stepping itself is a training loop; one refusing a window has none
-                # `self.deepspeed.backward(loss)`: an engine the Trainer built, which divides itself
-                own = self.class_attributes(cls)
-                events = [e for e in events if not _trainer_engine_backward(e, own)]
-                stepped = {f"self.{name}" for name in HF_TRAINER_STEPPED if name not in own}
-                if len(method.args.args) > 1:
-                    stepped.add(method.args.args[1].arg)  # `training_step(self, model, inputs)`
-                found.append(FrameworkMicroStep(method, HF_TRAINER_WINDOW, events, frozenset(stepped)))
-        return found
+        """Methods a framework runs once per micro-batch and steps after a window of (a
+        transformers Trainer subclass's own `training_step`): framework_steps.py."""
+        return framework_micro_steps(self)
 
     @cached_property
     def backward_helper_names(self) -> set[str] | None:
@@ -501,45 +483,3 @@ class ModuleModel:
             self.column(node.end_lineno, node.end_col_offset),
         )
 
-
-def _derives_from_hf_trainer(hierarchy) -> bool:
-    """A class of the hierarchy names transformers' `Trainer` (or one of its subclasses) as a base."""
-    return any(
-        (module.imports.qualname(base) or "").startswith("transformers.") and dotted(base).endswith("Trainer")
-        for module, known in hierarchy for base in known.bases if dotted(base)
-    )
-
-
-def _trainer_engine_backward(event: Event, own_attributes) -> bool:
-    """`self.X.backward(loss)` where no class of the project sets `self.X`: the backward of an
-    engine the framework's Trainer holds (DeepSpeed's, Accelerate's)."""
-    func = event.node.func if isinstance(event.node, ast.Call) else None
-    if event.kind is not Kind.BACKWARD or not isinstance(func, ast.Attribute) or not event.node.args:
-        return False
-    receiver = func.value
-    return (
-        isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
-        and receiver.value.id == "self" and receiver.attr not in own_attributes
-    )
-
-
-def _refuses_accumulation(method: ast.FunctionDef) -> bool:
-    """`if self.args.gradient_accumulation_steps > 1: raise ValueError` (or `assert ... == 1`)
-    in the method's own body: the window is 1, every call steps."""
-    for stmt in method.body:
-        if isinstance(stmt, ast.Assert):
-            test, refused_when = stmt.test, False
-        elif isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[-1], ast.Raise):
-            test, refused_when = stmt.test, True
-        else:
-            continue
-        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and dotted(test.left) == HF_TRAINER_WINDOW):
-            continue
-        op, bound = test.ops[0], test.comparators[0]
-        if not (isinstance(bound, ast.Constant) and bound.value in (1, 2)):
-            continue
-        above_one = {ast.Gt: bound.value == 1, ast.GtE: bound.value == 2, ast.NotEq: bound.value == 1}.get(type(op))
-        exactly_one = isinstance(op, ast.Eq) and bound.value == 1
-        if (refused_when and above_one) or (not refused_when and exactly_one):
-            return True
-    return False

@@ -159,20 +159,6 @@ class Accumulation:
         return self.guard in event.guards
 
 
-@dataclass(frozen=True)
-class FrameworkMicroStep:
-    """A method a framework runs once per micro-batch, stepping after every `window` of them
-    itself: the method's events are one micro-batch's, the step is not among them."""
-
-    function: ast.FunctionDef
-    window: str
-    events: list[Event]
-    stepped: frozenset[str]  # what the framework's step and clear cover, as the method names it
-
-    def of(self, *kinds: Kind) -> list[Event]:
-        return [e for e in self.events if e.kind in kinds]
-
-
 class TrainingLoop:
     """A loop (or a step function) whose body runs backward() and an optimizer step."""
 
