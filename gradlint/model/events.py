@@ -901,8 +901,7 @@ class EventWalker:
         entry of a dict under a literal key is named with it (`self.optimizers['cls']`)."""
         frame, name = self.frame, dotted(expr)
         if name is None and isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
-            container = self._name(expr.value)
-            return f"{container}[{expr.slice.value!r}]" if container is not None else None
+            return self._entry_name(expr)
         while name is not None and frame.caller is not None:
             head, _, rest = name.partition(".")
             argument = frame.arguments.get(head)
