@@ -22,7 +22,7 @@ class Parents:
         pending = [tree]
         while pending:
             node = pending.pop()
-            for block in _blocks(node):
+            for block in blocks(node):
                 for child in block:
                     self.parent[child] = node
                     self.block[child] = block
@@ -118,7 +118,7 @@ def expression_roots(stmt: ast.stmt) -> list[ast.AST]:
 
 def innermost(stmt: ast.stmt, node: ast.AST) -> ast.stmt:
     """The innermost statement of `stmt` (itself included) that holds `node`."""
-    for block in _blocks(stmt):
+    for block in blocks(stmt):
         for inner in block:
             if _start(inner) <= _start(node) and _end(node) <= _end(inner):
                 return innermost(inner, node)
@@ -133,7 +133,8 @@ def _end(node: ast.AST) -> tuple[int, int]:
     return node.end_lineno, node.end_col_offset
 
 
-def _blocks(node: ast.AST):
+def blocks(node: ast.AST):
+    """The statement lists a compound statement holds (bodies, `else`s, handlers, cases)."""
     for field in BLOCK_FIELDS:
         block = getattr(node, field, None)
         if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -180,12 +181,12 @@ class Scope:
 def _walk_scope(node: ast.AST):
     """The statements of a scope's own code, not entering nested functions or classes.
     Assignments are statements: expressions (lambdas, comprehensions) are never walked."""
-    stack = [stmt for block in _blocks(node) for stmt in block]
+    stack = [stmt for block in blocks(node) for stmt in block]
     while stack:
         stmt = stack.pop()
         yield stmt
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(child for block in _blocks(stmt) for child in block)
+            stack.extend(child for block in blocks(stmt) for child in block)
 
 
 def _target_names(target: ast.expr):

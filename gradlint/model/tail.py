@@ -24,6 +24,7 @@ from gradlint.model.guards import has_modulo
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
+from gradlint.model.scopes import blocks
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel, TrainingLoop
@@ -416,16 +417,9 @@ def _blocks_of(body: list[ast.stmt]):
     or functions (a `break` there leaves something else)."""
     yield body
     for stmt in body:
-        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                yield from _blocks_of(inner)
-        for handler in getattr(stmt, "handlers", ()):
-            yield from _blocks_of(handler.body)
-        for case in getattr(stmt, "cases", ()):
-            yield from _blocks_of(case.body)
+        if not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for block in blocks(stmt):
+                yield from _blocks_of(block)
 
 
 def _aliases(loop: ast.For, index: str) -> set[str]:
