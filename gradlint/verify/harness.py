@@ -82,7 +82,11 @@ class RuleResult:
 
 
 class LaunchError(Exception):
-    pass
+    def __init__(self, message: str, transient: bool = False):
+        super().__init__(message)
+        # a multi-rank launch that a signal ended (gloo aborting on a dropped peer under load):
+        # worth one more try, unlike a script's own error
+        self.transient = transient
 
 
 class UsageError(Exception):
@@ -170,8 +174,9 @@ def launch(
         try:
             return _launch_once(script, workdir, world_size, timeout, may_raise, device)
         except LaunchError as exc:
-            # Another process may have taken the free port between our probe and gloo's bind.
-            if world_size > 1 and attempt == 0 and "address already in use" in str(exc).lower():
+            # Another process may have taken the free port between our probe and gloo's bind,
+            # or a rank was aborted by the transport rather than by the script.
+            if world_size > 1 and attempt == 0 and (exc.transient or "address already in use" in str(exc).lower()):
                 continue
             raise
     raise AssertionError("unreachable")
@@ -234,7 +239,8 @@ def _launch_once(
             rank, rc, err = bad[0]
             where = f" on rank {rank}" if world_size > 1 else ""
             rc_text = "killed" if rc is None or rc < 0 else f"exit {rc}"
-            raise LaunchError(f"{script.name} crashed{where} ({rc_text}):\n{_tail(err)}")
+            signalled = world_size > 1 and rc is not None and rc < 0
+            raise LaunchError(f"{script.name} crashed{where} ({rc_text}):\n{_tail(err)}", transient=signalled)
         traces = []
         for rank, _, trace, err in procs:
             if not trace.exists():

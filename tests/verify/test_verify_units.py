@@ -196,3 +196,32 @@ def test_gl501_wants_non_finite_bad_and_finite_fixed_gradients():
     finite = run(backward([1, 1, 1]), step([1.0, -1.0, 0.0]))
     assert check(nan, finite).passed
     assert not check(finite, finite).passed
+
+
+def test_a_distributed_launch_a_signal_ended_is_tried_once_more(monkeypatch, tmp_path):
+    """gloo may abort a rank when a peer drops under load (`terminate called without an active
+    exception`): a multi-rank launch ended by a signal runs once more; a script's own error,
+    or a second abort, is reported."""
+    from gradlint.verify import harness
+
+    outcomes = [harness.LaunchError("fixed.py crashed on rank 0 (killed)", transient=True), "run"]
+    calls = []
+
+    def once(*args, **kwargs):
+        calls.append(args)
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    monkeypatch.setattr(harness, "_launch_once", once)
+    assert harness.launch(tmp_path / "fixed.py", tmp_path, world_size=2) == "run"
+    assert len(calls) == 2
+
+    outcomes[:] = [harness.LaunchError("fixed.py crashed on rank 0 (exit 1)"), "run"]
+    with pytest.raises(harness.LaunchError, match="exit 1"):
+        harness.launch(tmp_path / "fixed.py", tmp_path, world_size=2)
+
+    outcomes[:] = [harness.LaunchError("killed", transient=True), harness.LaunchError("killed again", transient=True)]
+    with pytest.raises(harness.LaunchError, match="killed again"):
+        harness.launch(tmp_path / "fixed.py", tmp_path, world_size=2)
