@@ -70,9 +70,10 @@ class _Analysis:
     """`caller` = (bound arguments, the caller's analysis, its scope, the call's line) while a
     helper's returns are read: a parameter it hands back is what the caller passed."""
 
-    def __init__(self, model: "ModuleModel", caller=None, defaults: dict[str, ast.expr] | None = None):
+    def __init__(self, model: "ModuleModel", caller=None, defaults: dict[str, ast.expr] | None = None, returned: bool = False):
         self.model = model
         self.caller = caller
+        self.returned = returned  # reading what a called function returns, not a helper's backward
         self.defaults = defaults or {}
         self.counters: list[ast.expr] = []  # running counters divided by on the way
         self.sample_sums: list[ast.expr] = []  # batch sizes multiplied by on the way (`loss * bs`)
@@ -126,6 +127,7 @@ class _Analysis:
                     or _averages_written_terms(left, right) or _own_size(left, right)
                     or self.masked_mean(left, right, scope, line)
                     or self.per_micro_batch(right, scope, line, depth)
+                    or self.counts_its_inputs(right, scope, line)
                 ):
                     return self.expr(left, scope, line, depth + 1)  # a mean over the terms: as raw as they are
                 return True
@@ -294,7 +296,7 @@ class _Analysis:
             returns = [(_element(r, element), r.lineno) for r in callee.module.returns(callee.function)]
             if not returns:
                 return None  # abstract (`raise NotImplementedError`): the subclasses compute it
-            inner = _Analysis(callee.module, (bind_arguments(callee, call), self, scope, call.lineno))
+            inner = _Analysis(callee.module, (bind_arguments(callee, call), self, scope, call.lineno), returned=True)
             verdicts += [inner.expr(r, callee.function, line + 1, depth + 1) if r is not None else None for r, line in returns]
             self.sample_sums.extend(inner.sample_sums)
             self.forwards.extend(inner.forwards)
@@ -542,6 +544,18 @@ class _Analysis:
             for loop in around
         )
 
+    def counts_its_inputs(self, divisor: ast.expr, scope: ast.AST, line: int) -> bool:
+        """In a loss function whose returned loss is being read: a divisor that only counts the
+        elements of the data it was handed (`n_frames = sum(t.shape[0] for t in targets)`,
+        `len(preds)`): the mean over its own batch, which says nothing of the window."""
+        if not self.returned:
+            return False
+        if isinstance(divisor, ast.Name) and self.model.scope(scope).before(divisor.id, line):
+            divisor, _, _ = self.model.values.reaching_value(divisor, scope, line)
+        counted = _counted_names(divisor) if divisor is not None else None
+        parameters = {a.arg for a in _parameters(scope)}
+        return bool(counted) and counted <= parameters
+
     def running_counter(self, divisor: ast.expr, scope: ast.AST) -> bool:
         """A name the code counts up one by one (`accum_n_steps += 1`): dividing by it weighs
         the window's micro-batches 1, 1/2, 1/3 ... instead of dividing each by the window's length."""
@@ -625,6 +639,35 @@ class _Analysis:
 def _parameters(function: ast.AST) -> list[ast.arg]:
     args = getattr(function, "args", None)
     return [*args.posonlyargs, *args.args, *args.kwonlyargs] if isinstance(args, ast.arguments) else []
+
+
+SUMMING_FUNCTIONS = frozenset({"sum", "np.sum", "numpy.sum", "torch.sum", "max", "int", "float"})
+
+
+def _counted_names(expr: ast.expr, bound: dict[str, str] | None = None) -> set[str] | None:
+    """The names whose sizes `expr` is made of (`len(x)`, `x.shape[0]`, `sum(t.size(0) for t in
+    ts)` -> {ts}), integer literals aside; None when it holds anything but sizes."""
+    bound = bound or {}
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in COUNT_CASTS:
+        expr = expr.func.value
+    sized = _sized(expr)
+    if sized is not None:
+        head = sized.split(".")[0]
+        return {bound.get(head, head)}
+    match expr:
+        case ast.Constant(value=int()):
+            return set()
+        case ast.BinOp(op=ast.Add() | ast.Mult(), left=left, right=right):
+            parts = [_counted_names(left, bound), _counted_names(right, bound)]
+            return None if None in parts else parts[0] | parts[1]
+        case ast.Call(func=func, args=[*args], keywords=[]) if dotted(func) in SUMMING_FUNCTIONS and args:
+            parts = [_counted_names(a, bound) for a in args]
+            return None if None in parts else set().union(*parts)
+        case ast.ListComp(elt=element, generators=[ast.comprehension(target=ast.Name(id=target), iter=items, ifs=[])]) | ast.GeneratorExp(
+            elt=element, generators=[ast.comprehension(target=ast.Name(id=target), iter=items, ifs=[])]
+        ) if dotted(items) is not None:
+            return _counted_names(element, {**bound, target: dotted(items).split(".")[0]})
+    return None
 
 
 def _own_size(total: ast.expr, divisor: ast.expr) -> bool:
