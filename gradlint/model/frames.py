@@ -106,6 +106,8 @@ def _named_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | No
         rebound = _assigned_role(frame, head, assigning)
         if rebound is not None:
             return either(rebound, _parameter_role(frame, head))
+    if rest and "." not in rest and head != "self" and (held := _instance_attribute_role(frame, head, rest)) is not None:
+        return held
     if frame.caller is not None:
         if head == "self" and frame.cls is not None and frame.cls is frame.caller.cls:
             return _role_of_name(frame.caller, name, frozenset())  # a method of the same object: the same `self`
@@ -184,6 +186,21 @@ def _may_wrap(frame: Frame, call: ast.Call) -> bool:
     if isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_SELF:
         return True
     return frame.module.roles.of_returned(call) is Role.DDP_MODEL or resolve_callee(frame.module, call, frame.context) is not None
+
+
+def _instance_attribute_role(frame: Frame, name: str, field: str) -> Role | None:
+    """`trainer.scaler` where the frame's code builds `trainer = RetrieverTrainer(...)` once, a
+    class of the project: the role that class gives `self.scaler`."""
+    stmts = frame.module.scope(frame.scope).assignments.get(name, ())
+    if len(stmts) != 1 or not isinstance(stmts[0], ast.Assign):
+        return None
+    built = class_of_instance(frame.module, stmts[0].value)
+    if built is None:
+        return None
+    owner_module, owner = built
+    if field not in owner_module.class_attributes(owner):
+        return None
+    return _role_of_name(Frame(owner_module, owner, owner), f"self.{field}", frozenset())
 
 
 def _assigned_role(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
