@@ -599,7 +599,10 @@ class EventWalker:
                 self._add(Kind.GRAD_COPY if copied else Kind.GRAD_WRITE, call, stmt, target=name)
                 return
             if method in GRAD_RESCALE_METHODS and _is_grad(receiver):
-                self._add(Kind.GRAD_RESCALE, call, stmt, target=name)
+                if frame.caller is not None and method == "mul_" and _clip_coefficient(frame.module, frame.scope, call, 0):
+                    self._clip(call, stmt)  # a clipping helper written by hand (DINO's `clip_gradients`)
+                else:
+                    self._add(Kind.GRAD_RESCALE, call, stmt, target=name)
                 return
         qualname = frame.module.imports.qualname(func) or ""
         last = qualname.rsplit(".", 1)[-1]
@@ -1596,6 +1599,31 @@ def _walk_expression(root: ast.AST):
             stack += [(node.test, sides), (node.body, (*sides, (node, True))), (node.orelse, (*sides, (node, False)))]
         elif not isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             stack.extend((child, sides) for child in ast.iter_child_nodes(node))
+
+
+def _clip_coefficient(module: "ModuleModel", scope: ast.AST, call: ast.Call, depth: int) -> bool:
+    """`p.grad.mul_(clip_coef)` where `clip_coef = max_norm / (norm + 1e-6)` (clamped at 1, or
+    applied under `if clip_coef < 1:`): gradients clipped to a norm, by hand."""
+    factor = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    return factor is not None and _norm_ratio(module, scope, factor, depth)
+
+
+def _norm_ratio(module: "ModuleModel", scope: ast.AST, value: ast.expr, depth: int) -> bool:
+    if depth > 3:
+        return False
+    match value:
+        case ast.Name(id=name):
+            stmts = module.scope(scope).assignments.get(name, ())
+            return bool(stmts) and all(
+                isinstance(s, ast.Assign) and _norm_ratio(module, scope, s.value, depth + 1) for s in stmts
+            )
+        case ast.Call(func=ast.Attribute(value=inner, attr="clamp" | "clamp_" | "clip"), args=[]):
+            return _norm_ratio(module, scope, inner, depth + 1)  # `coef.clamp(max=1.0)`
+        case ast.Call(func=func, args=[inner, *_]) if dotted(func) in ("torch.clamp", "torch.clip", "min"):
+            return _norm_ratio(module, scope, inner, depth + 1)  # `torch.clamp(coef, max=1.0)`, `min(coef, 1.0)`
+        case ast.BinOp(op=ast.Div(), right=divisor):
+            return any("norm" in (dotted(n) or "").rsplit(".", 1)[-1].lower() for n in ast.walk(divisor) if isinstance(n, (ast.Name, ast.Attribute)))
+    return False
 
 
 def _is_grad(expr: ast.AST | None) -> bool:
