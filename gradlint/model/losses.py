@@ -28,7 +28,7 @@ MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", 
 COUNT_CASTS = MASK_CASTS | {"clamp", "clamp_min", "item"}  # `mask.sum().clamp(min=1)`, `.item()`: still the mask's count
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`, a
 # StyleGAN phase's `gain`): it sets the term's share, it does not divide by the window.
-LOSS_WEIGHT_WORDS = frozenset({"weight", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma", "gain"})
+LOSS_WEIGHT_WORDS = frozenset({"weight", "w", "ratio", "coef", "coeff", "lambda", "lam", "alpha", "beta", "gamma", "gain"})
 TEMPERATURE_NAMES = frozenset({"T", "temperature", "tau", "kd_temperature", "distill_temperature"})
 NORMALIZER_WORDS = ("num_items", "num_tokens", "n_tokens", "total_tokens", "accum", "normaliz", "divisor", "denominator")
 # The number of processes: dividing by it averages over ranks (`reduce_mean(loss, world_size)`),
@@ -932,10 +932,12 @@ def _is_weight_literal(expr: ast.expr) -> bool:
 
 def _is_loss_weight(expr: ast.expr) -> bool:
     """`args.kl_weight`, `self.hparams.ins_loss_ratio`, `lambda_gp`, the other term's share
-    `(1 - alpha)`, a distillation temperature `T` (`kl * T * T`): a term's weight, not an
-    accumulation or normalizing quantity."""
+    `(1 - alpha)`, a distillation temperature `T` (`kl * T * T`), one of a list of weights
+    (`w_loss[0]`): a term's weight, not an accumulation or normalizing quantity."""
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
         return _is_loss_weight(expr.right)
+    if isinstance(expr, ast.Subscript) and _is_int_literal(expr.slice):
+        return _is_loss_weight(expr.value)
     name = dotted(expr) or _config_key(expr)
     if name is None:
         return False
