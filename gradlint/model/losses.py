@@ -23,7 +23,8 @@ RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|coder$|^F$|" + MODEL_FORW
 # a loss object's own reduction (a mean over its batch) says nothing of the window: not read
 CRITERION = re.compile(r"crit|loss", re.IGNORECASE)
 # a loss function imported from a library (`torch_geometric.graphgym.loss.compute_loss`)
-IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$")
+# or any function of a library's loss module (`openfold.utils.loss.compute_fape`)
+IMPORTED_LOSS_FUNCTION = re.compile(r"\w\.(compute|get|calc|calculate)_loss$|\w\.(loss|losses)\.\w+$")
 MASK_CASTS = frozenset({"float", "half", "bfloat16", "double", "to", "type_as", "type", "detach", "unsqueeze", "view", "reshape", "flatten"})
 COUNT_CASTS = MASK_CASTS | {"clamp", "clamp_min", "item"}  # `mask.sum().clamp(min=1)`, `.item()`: still the mask's count
 # A named multiplier that weighs one term of a multi-task loss (`args.kl_weight * kl`, a
@@ -263,7 +264,7 @@ class _Analysis:
             return self.total(call.args[0], scope, call.lineno, depth)
         if qualname == "torch.where" and len(call.args) == 3:  # either value, as a conditional expression
             return _any_normalized([self.expr(a, scope, call.lineno, depth + 1) for a in call.args[1:]])
-        if qualname in REDUCING_FUNCTIONS and len(call.args) == 1 and isinstance(call.args[0], (ast.Name, ast.Attribute)):
+        if qualname in REDUCING_FUNCTIONS and len(call.args) == 1 and not call.keywords and _reduces_one_value(self.model, call.args[0]):
             return self.expr(call.args[0], scope, call.lineno, depth + 1)  # `torch.mean(loss)` as `loss.mean()`
         if qualname == "torch.mean" and len(call.args) == 1 and not call.keywords and _elementwise_error(call.args[0]):
             return self.mean_of_errors(call.args[0], scope, call.lineno, depth)  # `torch.mean((pred - y) ** 2)`
@@ -634,6 +635,16 @@ class _Analysis:
         if not (isinstance(loop.iter, (ast.List, ast.Tuple)) and loop.iter.elts and dotted(loop.target) == dotted(target)):
             return None
         return _any_normalized([self.expr(term, scope, loop.lineno, depth + 1) for term in loop.iter.elts])
+
+
+def _reduces_one_value(model: "ModuleModel", value: ast.expr) -> bool:
+    """`torch.mean(loss)`, `torch.mean(compute_fape(...))`: one loss reduced, read as it is; not
+    a stack or concatenation of several (the window's losses, perhaps)."""
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return True
+    if not isinstance(value, ast.Call) or isinstance(value.func, ast.Attribute) and value.func.attr in CONCATENATIONS:
+        return False
+    return (model.imports.qualname(value.func) or "").rsplit(".", 1)[-1] not in CONCATENATIONS
 
 
 def _parameters(function: ast.AST) -> list[ast.arg]:
