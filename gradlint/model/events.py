@@ -148,7 +148,9 @@ class Event:
     def without_grad(self) -> bool:
         """Runs under `torch.no_grad()`, `inference_mode()` or `set_grad_enabled(False)`: an
         evaluation, no backward."""
-        return self.module is not None and any(turns_off(self.module, c) for c in self.contexts)
+        return self.module is not None and (
+            any(turns_off(self.module, c) for c in self.contexts) or _entered_without_grad(self.module, self.stmt)
+        )
 
     @property
     def recovering(self) -> bool:
@@ -1599,6 +1601,17 @@ def _walk_expression(root: ast.AST):
             stack += [(node.test, sides), (node.body, (*sides, (node, True))), (node.orelse, (*sides, (node, False)))]
         elif not isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             stack.extend((child, sides) for child in ast.iter_child_nodes(node))
+
+
+def _entered_without_grad(module: "ModuleModel", stmt: ast.stmt) -> bool:
+    """`stack.enter_context(torch.no_grad())` earlier in the statement's own block: autograd is
+    off from there to the end of the `ExitStack` block (RoseTTAFold's recycling passes)."""
+    block = module.parents.block.get(stmt, ())
+    return any(
+        isinstance(s, ast.Expr) and isinstance(call := s.value, ast.Call) and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "enter_context" and len(call.args) == 1 and turns_off(module, call.args[0])
+        for s in block[: block.index(stmt)] if block
+    )
 
 
 def _clip_coefficient(module: "ModuleModel", scope: ast.AST, call: ast.Call, depth: int) -> bool:
