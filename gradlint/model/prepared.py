@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from gradlint.model.events import STEPS
 from gradlint.model.frames import constructions, handed_over, spelled_in
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
@@ -90,3 +91,21 @@ def schedule_counts_micro_batches(model: "ModuleModel", sched, factor: ast.expr)
         if any(ast.dump(n) == spelling for n in spelled_in(owner, call, scope, line)):
             return True
     return False
+
+
+def events_in_accelerate_windows(model: "ModuleModel", loop, kind):
+    """(event, N, the prepared optimizer's step) for each event of `kind` that runs on every
+    micro-batch of an `accelerator.accumulate(...)` window of N, in a loop stepping a prepared
+    optimizer (which steps once per window)."""
+    step = next((e for e in loop.of(*STEPS) if is_prepared(model, e)), None)
+    for event in loop.of(kind) if step is not None else ():
+        window = accelerate_window(model, event)
+        if window is not None:
+            yield event, window, step
+
+
+def accumulating_accelerator(model: "ModuleModel", event) -> str:
+    """The accelerator whose `accumulate(...)` window `event` runs in, as written there."""
+    module = event.module or model
+    context = next(c for c in event.contexts if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "accumulate")
+    return module.source(context.func.value) if module is model else ast.unparse(context.func.value)

@@ -7,10 +7,12 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, MoveStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
+from gradlint.model.events import STEPS
 from gradlint.model.guards import negated_source
 from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.loops import counted_between
 from gradlint.model.losses import running_counter_divisor
+from gradlint.model.prepared import accumulating_accelerator, events_in_accelerate_windows, is_prepared
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move, per_micro_batch
 
@@ -146,8 +148,30 @@ class ZeroGradInsideAccumulation(Rule):
                     f"{factor} of the window; clear after the step"
                 )
                 yield Finding(self.code, model.span(zero.anchor), message, self._clear_at_the_step(model, loop, zero, steps))
+        for unit in model.loops:
+            if not unit.plain:  # Accelerate accumulates: each optimizer's turn, its backward Accelerate's
+                for turn in unit.turns_ordered_by_hand:
+                    yield from self._in_accelerate_window(model, turn)
         for micro_step in model.framework_micro_steps:
             yield from self._check_framework_micro_step(model, micro_step)
+
+    def _in_accelerate_window(self, model: ModuleModel, loop) -> Iterator[Finding]:
+        """Inside `accelerator.accumulate(model)` a prepared optimizer's zero_grad clears only on
+        the micro-batch that steps: run before that micro-batch's backward, it clears the
+        gradients of the window's earlier micro-batches."""
+        for zero, window, _ in events_in_accelerate_windows(model, loop, Kind.ZERO_GRAD):
+            if zero.recovering or not is_prepared(model, zero):
+                continue
+            steps = [s for s in loop.of(*STEPS) if zero.order < s.order and zero.target in (s.optimizer, s.target)]
+            if not steps or not any(zero.order < b.order < steps[0].order and not b.exclusive_with(zero) for b in loop.of(Kind.BACKWARD)):
+                continue
+            message = (
+                f"{code(model, zero)} runs before the backward inside `{accumulating_accelerator(model, zero)}.accumulate(...)`: "
+                f"the prepared optimizer clears only on the micro-batch that steps (one in "
+                f"`{factor_text(model, window)}`), so there it clears the gradients of the window's earlier "
+                f"micro-batches and {code(model, steps[0])} sees only the last one's; clear after the step"
+            )
+            yield Finding(self.code, model.span(zero.anchor), message, self._fix(model, loop, zero, steps))
 
     def _check_framework_micro_step(self, model: ModuleModel, micro_step) -> Iterator[Finding]:
         """A clear in an override of a Trainer's `training_step`, on every call: the Trainer

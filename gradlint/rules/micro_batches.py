@@ -11,7 +11,7 @@ from gradlint.model.events import STEPS
 from gradlint.model.guards import negated_source, window_part
 from gradlint.model.loops import excluded_off_boundary
 from gradlint.model.learning_rates import moved_on_purpose
-from gradlint.model.prepared import accelerate_window, is_prepared, schedule_counts_micro_batches
+from gradlint.model.prepared import accumulating_accelerator, events_in_accelerate_windows, is_prepared, schedule_counts_micro_batches
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, LoopRule
 from gradlint.rules.shared import code, contains, end_of_step_run, factor_text, move, per_micro_batch
@@ -54,8 +54,8 @@ class ClipPerMicroBatch(LoopRule):
     def _in_accelerate_window(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         """Inside `accelerator.accumulate(model)` the prepared optimizer steps on the window's last
         micro-batch only; a clip not under `if accelerator.sync_gradients:` runs on every one."""
-        for clip, window, step in _in_accelerate_windows(model, loop, Kind.CLIP):
-            accelerator = _accumulating(model, clip)
+        for clip, window, step in events_in_accelerate_windows(model, loop, Kind.CLIP):
+            accelerator = accumulating_accelerator(model, clip)
             message = (
                 f"{code(model, clip)} runs on every micro-batch of `{accelerator}.accumulate(...)` while "
                 f"{code(model, step)} steps once per `{factor_text(model, window)}` of them: it clips "
@@ -173,12 +173,12 @@ class SchedulerPerMicroBatch(LoopRule):
     def _not_prepared(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
         """Inside `accelerator.accumulate(model)` the prepared optimizer skips its step until the
         window's last micro-batch; a scheduler never handed to `prepare` steps every time."""
-        for sched, window, step in _in_accelerate_windows(model, loop, Kind.SCHED_STEP):
+        for sched, window, step in events_in_accelerate_windows(model, loop, Kind.SCHED_STEP):
             if is_prepared(model, sched) or sched.node.args or sched.node.keywords:
                 continue
             if schedule_counts_micro_batches(model, sched, window):
                 continue
-            factor, accelerator = factor_text(model, window), _accumulating(model, sched)
+            factor, accelerator = factor_text(model, window), accumulating_accelerator(model, sched)
             message = (
                 f"`{sched.target}.step()` runs on every micro-batch of `{accelerator}.accumulate(...)` while "
                 f"{code(model, step)} steps once per `{factor}` of them: `{sched.target}` was not "
@@ -218,24 +218,6 @@ def advances_per_micro_batch(model: ModuleModel, loop: TrainingLoop, sched) -> b
 def once_per_update(model: ModuleModel, loop: TrainingLoop) -> ast.stmt:
     """Where a scheduler stepped once per update goes: after the window's step."""
     return end_of_step_run(model, loop, loop.on_path(*STEPS)[-1])
-
-
-def _in_accelerate_windows(model: ModuleModel, loop: TrainingLoop, kind: Kind):
-    """(event, N, the prepared optimizer's step) for each event of `kind` that runs on every
-    micro-batch of an `accelerator.accumulate(...)` window of N, in a loop stepping a prepared
-    optimizer (which steps once per window)."""
-    step = next((e for e in loop.of(*STEPS) if is_prepared(model, e)), None)
-    for event in loop.of(kind) if step is not None else ():
-        window = accelerate_window(model, event)
-        if window is not None:
-            yield event, window, step
-
-
-def _accumulating(model: ModuleModel, event) -> str:
-    """The accelerator whose `accumulate(...)` window `event` runs in, as written there."""
-    module = event.module or model
-    context = next(c for c in event.contexts if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "accumulate")
-    return module.source(context.func.value) if module is model else ast.unparse(context.func.value)
 
 
 def _bounded_by_micro_batch_count(model: ModuleModel, loop: TrainingLoop, sched) -> bool:

@@ -1,0 +1,36 @@
+"""Inside `accelerator.accumulate(model)` the clear comes after the step; a second loop clears
+before entering the window, where the previous micro-batch's sync flag still holds (it clears
+only after a step); a third accelerator does not accumulate."""
+from accelerate import Accelerator
+
+
+def train(model, optimizer, loader, accum=4):
+    accelerator = Accelerator(gradient_accumulation_steps=accum)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for batch in loader:
+        with accelerator.accumulate(model):
+            loss = model(**batch).loss
+            accelerator.backward(loss)
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def train_clearing_first(model, optimizer, loader, accum=4):
+    accelerator = Accelerator(gradient_accumulation_steps=accum)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for batch in loader:
+        optimizer.zero_grad()
+        with accelerator.accumulate(model):
+            loss = model(**batch).loss
+            accelerator.backward(loss)
+            optimizer.step()
+
+
+def train_without_window(model, optimizer, loader):
+    accelerator = Accelerator()
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for batch in loader:
+        with accelerator.accumulate(model):
+            optimizer.zero_grad()
+            accelerator.backward(model(**batch).loss)
+            optimizer.step()
