@@ -417,7 +417,8 @@ class TrainingLoop:
         backwards = [b for b in backwards if not self.consumed_by_hand(b)]
         if not backwards or not steps:
             return None
-        guard = _common_boundary(steps)
+        # a step that then leaves the loop (`if converged: opt.step(); break`) flushes at the exit
+        guard = _common_boundary([s for s in steps if not flushes_at_exit(s)] or steps)
         if guard is not None and (
             all(guard not in b.guards for b in backwards)
             # `if update: backward(); step() else: with no_sync(): backward()`, where the other
@@ -970,6 +971,14 @@ def _split_by_window_test(one: Event, other: Event) -> bool:
     """The two sit on the two sides of a test of the iteration (a window's boundary), not of a
     setting: they are two moments of one run, not two configurations."""
     return any(a.excludes(b) and (a.boundary or b.boundary or a.inside_window or b.inside_window) for a in one.guards for b in other.guards)
+
+
+def flushes_at_exit(step: Event) -> bool:
+    """A step in the training loop's own body (no inner loop around it) whose block then
+    leaves the loop (`break`, `return`): an early stop's last update, not a window's."""
+    parents = step.module.parents if step.module is not None else None
+    block = parents.block.get(step.stmt) if parents is not None and not step.loops and not step.inlined else None
+    return block is not None and any(isinstance(s, (ast.Break, ast.Return)) for s in block[block.index(step.stmt) + 1 :])
 
 
 def _common_boundary(steps: list[Event]) -> Guard | None:

@@ -10,6 +10,7 @@ from gradlint.model import Kind, ModuleModel, TrainingLoop
 from gradlint.model.epochs import EarlySchedulerStep, scheduler_steps_before_imported_training, scheduler_steps_before_training, skips_first_epoch
 from gradlint.model.events import STEPS
 from gradlint.model.learning_rates import moved_on_purpose
+from gradlint.model.loops import flushes_at_exit
 from gradlint.model.names import dotted
 from gradlint.model.scopes import innermost
 from gradlint.rules.base import Finding, LoopRule
@@ -118,8 +119,8 @@ class ZeroGradBeforeStep(LoopRule):
             if step is None or any(e.kind is Kind.BACKWARD and zero.order < e.order < step.order for e in related):
                 continue
             backward = next((e for e in reversed(related) if e.kind is Kind.BACKWARD and e.order < zero.order), None)
-            if backward is None:
-                continue
+            if backward is None or flushes_at_exit(step) and _follows_its_own_step(related, backward, zero):
+                continue  # an early stop's last step finds the window already stepped and cleared
             if any(e.kind is Kind.GRAD_COPY and backward.order < e.order < zero.order for e in related):
                 continue  # copied onto fp32 master weights first: the step reads the copies
             if loop.restored_after(zero, step):
@@ -133,6 +134,16 @@ class ZeroGradBeforeStep(LoopRule):
             yield Finding(self.code, model.span(zero.anchor), message, self.plan(
                 f"Move {code(model, zero)} after the step", move(model, loop, zero, anchor, "after")
             ))
+
+
+def _follows_its_own_step(related, backward, zero) -> bool:
+    """A step runs between the backward and the clear wherever the clear runs (`if boundary:
+    step(); zero_grad()`): that step used the gradients."""
+    at_zero = {(id(g.node), g.holds) for g in zero.guards}
+    return any(
+        e.kind in STEPS and backward.order < e.order < zero.order and {(id(g.node), g.holds) for g in e.guards} <= at_zero
+        for e in related
+    )
 
 
 class SchedulerBeforeStep(LoopRule):
