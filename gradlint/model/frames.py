@@ -75,6 +75,8 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
     its caller passed for the parameter it names, else (for the unit itself) from what every
     caller in the module passes. A local name takes the role of what the frame assigns it."""
     if isinstance(expr, ast.IfExp):
+        if _unwrapped_either_way(expr):
+            return None
         return either(role_in_frame(frame, expr.body, assigning), role_in_frame(frame, expr.orelse, assigning))
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
         return _keyed_role(frame, expr.value, expr.slice.value, 0, assigning) or frame.module.roles.of_entry(expr)
@@ -82,6 +84,18 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
         return role_in_frame(frame, expr.func.value, assigning)  # `model.to(rank)` is the model
     name = dotted(expr)
     return None if name is None else _role_of_name(frame, name, assigning)
+
+
+def _unwrapped_either_way(expr: ast.IfExp) -> bool:
+    """`model.module if isinstance(model, DDP) else model` (or `hasattr(model, "module")`): the
+    wrapped module when there is a wrapper, the model itself when there is none; never DDP."""
+    wrapped = dotted(expr.orelse)
+    test = expr.test
+    return (
+        wrapped is not None and isinstance(expr.body, ast.Attribute) and expr.body.attr == "module"
+        and dotted(expr.body.value) == wrapped and isinstance(test, ast.Call)
+        and dotted(test.func) in ("isinstance", "hasattr") and bool(test.args) and dotted(test.args[0]) == wrapped
+    )
 
 
 def _role_of_name(frame: Frame, name: str, assigning: frozenset[str]) -> Role | None:
