@@ -171,7 +171,13 @@ def different_values(test: ast.expr, holds: bool, other_test: ast.expr, other_ho
     """`env_type == "pytorchDDP"` and `env_type == "pytorch"` both holding: one setting cannot
     equal two different constants (settings only, as for `opposite`)."""
     first, second = _equals_constant(test, holds), _equals_constant(other_test, other_holds)
-    return first is not None and second is not None and first[0] == second[0] and first[1] != second[1]
+    if first is not None and second is not None and first[0] == second[0] and first[1] != second[1]:
+        return True
+    # `name == "sgd"` against `"fedavg" in name`: a string that holds no such part
+    for equal, contains in ((first, _contains_constant(other_test, other_holds)), (second, _contains_constant(test, holds))):
+        if equal is not None and contains is not None and equal[0] == contains[0] and isinstance(equal[1], str) and contains[1] not in equal[1]:
+            return True
+    return False
 
 
 def _equals_constant(test: ast.expr, holds: bool) -> tuple[str, object] | None:
@@ -180,9 +186,29 @@ def _equals_constant(test: ast.expr, holds: bool) -> tuple[str, object] | None:
     if not (holds and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return None
     for side, value in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
-        if isinstance(value, ast.Constant) and value.value is not None and dotted(side) is not None:
-            return dotted(side), value.value
+        if isinstance(value, ast.Constant) and value.value is not None and _setting(side) is not None:
+            return _setting(side), value.value
     return None
+
+
+def _contains_constant(test: ast.expr, holds: bool) -> tuple[str, str] | None:
+    """(setting, part) of `"part" in setting` where it holds."""
+    test, holds = _positive(test, holds)
+    if not (holds and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)):
+        return None
+    part, setting = test.left, _setting(test.comparators[0])
+    return (setting, part.value) if isinstance(part, ast.Constant) and isinstance(part.value, str) and setting else None
+
+
+CASE_METHODS = frozenset({"lower", "upper", "casefold", "strip"})
+
+
+def _setting(expr: ast.expr) -> str | None:
+    """`args.optimizer`, or that setting normalised (`args.optimizer.lower()`)."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in CASE_METHODS and not expr.args:
+        inner = dotted(expr.func.value)
+        return f"{inner}.{expr.func.attr}()" if inner else None
+    return dotted(expr)
 
 
 def conjunction_excludes(guards: Sequence["Guard"], others: Sequence["Guard"]) -> bool:
