@@ -69,6 +69,7 @@ class Guard:
         return (
             opposite(self.compared, self.holds, other.compared, other.holds)
             or different_values(self.compared, self.holds, other.compared, other.holds)
+            or any(named_apart(a, a_holds, b, b_holds) for a, a_holds in _terms(self) for b, b_holds in _terms(other))
             or any(f.rules_out(other) for f in self.sets) or any(f.rules_out(self) for f in other.sets)
             or bool(self.rules_out_flags) and truthy_flag(other) in self.rules_out_flags
             or bool(other.rules_out_flags) and truthy_flag(self) in other.rules_out_flags
@@ -171,13 +172,19 @@ def different_values(test: ast.expr, holds: bool, other_test: ast.expr, other_ho
     """`env_type == "pytorchDDP"` and `env_type == "pytorch"` both holding: one setting cannot
     equal two different constants (settings only, as for `opposite`)."""
     first, second = _equals_constant(test, holds), _equals_constant(other_test, other_holds)
-    if first is not None and second is not None and first[0] == second[0] and first[1] != second[1]:
-        return True
-    # `name == "sgd"` against `"fedavg" in name`: a string that holds no such part
-    for equal, contains in ((first, _contains_constant(other_test, other_holds)), (second, _contains_constant(test, holds))):
+    return first is not None and second is not None and first[0] == second[0] and first[1] != second[1]
+
+
+def named_apart(test: ast.expr, holds: bool, other_test: ast.expr, other_holds: bool) -> bool:
+    """`name == "sgd"` against `"fedavg" in name`: a string that holds no such part; `"fedavg" in
+    name` against `"subscaf" in name`: modes named apart, read as alternatives."""
+    first, second = _equals_constant(test, holds), _equals_constant(other_test, other_holds)
+    parts = _contains_constant(test, holds), _contains_constant(other_test, other_holds)
+    for equal, contains in ((first, parts[1]), (second, parts[0])):
         if equal is not None and contains is not None and equal[0] == contains[0] and isinstance(equal[1], str) and contains[1] not in equal[1]:
             return True
-    return False
+    one, other = parts
+    return one is not None and other is not None and one[0] == other[0] and one[1] not in other[1] and other[1] not in one[1]
 
 
 def _equals_constant(test: ast.expr, holds: bool) -> tuple[str, object] | None:
