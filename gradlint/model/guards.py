@@ -112,8 +112,12 @@ class FlagSet:
 
 
 def settled_by(test: ast.expr, constant_of: Callable[[str], ast.Constant | None]) -> bool | None:
-    """The truth of `mode == "train"` (or `!=`) where `mode` holds a literal `constant_of` knows
-    (`iterate(..., mode="val")`); None for any other test."""
+    """The truth of `mode == "train"` (or `!=`), or of a flag `train`, where the name holds a
+    literal `constant_of` knows (`iterate(..., mode="val")`, `Train(..., False, ...)`); None for
+    any other test."""
+    if isinstance(test, ast.Name):
+        value = constant_of(test.id)
+        return None if value is None else bool(value.value)
     if not (
         isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))
         and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
