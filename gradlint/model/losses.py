@@ -916,12 +916,16 @@ def _scaled_in_place(model: "ModuleModel", name: str, scope: ast.AST, after: int
 
 
 ERROR_OPERATORS = (ast.Sub, ast.Add, ast.Mult, ast.Pow)
-ERROR_FUNCTIONS = frozenset({"abs", "pow", "square"})  # `abs(d)`, `d.pow(2)`, `torch.square(d)`
+# `abs(d)`, `d.pow(2)`, `torch.square(d)`, and element-wise maps of the model's outputs
+# (`1 - scores.softmax(dim=1)[:, 0]`): none divides by anything beyond the micro-batch
+ERROR_FUNCTIONS = frozenset({
+    "abs", "pow", "square", "softmax", "log_softmax", "sigmoid", "logsigmoid", "log", "exp", "tanh", "relu", "softplus", "clamp",
+})
 
 
 def _elementwise_error(expr: ast.expr) -> bool:
-    """`(pred - y) ** 2`, `(pred - y).pow(2)`, `torch.abs(pred - y)`: a difference of two
-    tensors, squared or taken absolutely, with no division anywhere in it."""
+    """`(pred - y) ** 2`, `(pred - y).pow(2)`, `torch.abs(pred - y)`, `1 - p.softmax(1)[:, 0]`:
+    a difference of two tensors, mapped element-wise, with no division anywhere in it."""
     nodes = list(ast.walk(expr))
     if not any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) for n in nodes):
         return False
