@@ -44,7 +44,9 @@ class EpochTail:
     count: str | None = None  # the number of micro-batches as code, where there is no loop to take len() of
     restarts: bool = False  # a window's own count, set back at each step: no index of the epoch to test
     sized: bool = True  # `len()` of the source works (a WebDataset stream has none)
-    unreached_flush: bool = False  # the test's last-batch part compares an index from 0 with the length
+    # why the test's last-batch part flushes nothing: "length" (an index from 0 compared with the
+    # length), "updates" (the index compared with the number of updates per epoch); None: no such part
+    unreached_flush: str | None = None
 
     def length(self, model: "ModuleModel") -> str:
         """The epoch's number of micro-batches, as code (`len(DataLoader(...))` for a loader the
@@ -70,7 +72,8 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if accumulation is None or accumulation.guard is None:
         return None
     boundary = accumulation.guard.boundary
-    if boundary.flushes_tail and not _tail_test_never_holds(model, loop.node, accumulation.guard):
+    unreached = _tail_test_never_holds(model, loop.node, accumulation.guard) if boundary.flushes_tail else None
+    if boundary.flushes_tail and unreached is None:
         return None
     if len(boundary.counters) != 1:
         return None
@@ -111,22 +114,61 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         for z in loop.of(Kind.ZERO_GRAD)
     )
     sized = not (isinstance(source, ast.Name) and _unsized(_stream_calls(model, source, model.parents.scope_of(node), node.lineno)))
-    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized, unreached_flush=boundary.flushes_tail)
+    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized, unreached_flush=unreached)
 
 
-def _tail_test_never_holds(model: "ModuleModel", loop: ast.AST, guard) -> bool:
+def _tail_test_never_holds(model: "ModuleModel", loop: ast.AST, guard) -> str | None:
     """`if update or is_last:` with `is_last = batch_idx == len(train_loader)` over
     `enumerate(train_loader)`: an index counted from 0 never reaches the length, so the test's
-    tail part never flushes (each `or` term that is no window test is such a comparison)."""
+    tail part never flushes (each `or` term that is no window test is such a comparison):
+    "length"; "updates" where some term compares the index with the updates per epoch instead."""
     counted = _enumerate(model, loop) if isinstance(loop, ast.For) else None
     if counted is None or counted[1] != 0:
-        return False
+        return None
     index, _, source = counted
     scope = model.parents.scope_of(loop)
     terms = guard.test.values if isinstance(guard.test, ast.BoolOp) and isinstance(guard.test.op, ast.Or) else [guard.test]
-    read = [model.values.reaching_value(t, scope, guard.node.lineno)[0] if isinstance(t, ast.Name) else t for t in terms]
+    line = guard.node.lineno
+    read = [model.values.reaching_value(t, scope, line)[0] if isinstance(t, ast.Name) else t for t in terms]
     tails = [t for t in read if t is None or not has_modulo(t)]
-    return bool(tails) and len(tails) < len(terms) and all(_reaches_length(t, index, source) for t in tails)
+    if not tails or len(tails) == len(terms):
+        return None
+    if all(_reaches_length(t, index, source) for t in tails):
+        return "length"
+    if all(_reaches_length(t, index, source) or _reaches_update_count(model, t, index, source, scope, line) for t in tails):
+        return "updates"
+    return None
+
+
+def _reaches_update_count(model: "ModuleModel", term: ast.expr | None, index: str, source: ast.expr, scope: ast.AST, line: int) -> bool:
+    """`step + 1 == num_update_steps_per_epoch` with that count `len(loader) // accum`: the index
+    of a micro-batch meets the number of updates a fraction of the way into the epoch, not at
+    its end, so the term flushes no tail."""
+    if not (isinstance(term, ast.Compare) and len(term.ops) == 1 and isinstance(term.ops[0], ast.Eq)):
+        return False
+    sides = [term.left, term.comparators[0]]
+    indexed = [s for s in sides if _index_or_next(s, index)]
+    others = [s for s in sides if s not in indexed]
+    if len(indexed) != 1 or len(others) != 1:
+        return False
+    count = others[0]
+    if isinstance(count, ast.Name):
+        count = model.values.reaching_value(count, scope, line)[0]
+    while isinstance(count, ast.Call) and dotted(count.func) in ("int", "math.ceil", "math.floor") and len(count.args) == 1:
+        count = count.args[0]
+    return (
+        isinstance(count, ast.BinOp) and isinstance(count.op, (ast.FloorDiv, ast.Div))
+        and isinstance(count.left, ast.Call) and dotted(count.left.func) == "len" and len(count.left.args) == 1
+        and dotted(count.left.args[0]) == dotted(source) is not None
+        and not (isinstance(count.right, ast.Constant) and count.right.value == 1)
+    )
+
+
+def _index_or_next(expr: ast.expr, index: str) -> bool:
+    """`index` or `index + 1`."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and isinstance(expr.right, ast.Constant) and expr.right.value == 1:
+        expr = expr.left
+    return isinstance(expr, ast.Name) and expr.id == index
 
 
 def _reaches_length(term: ast.expr | None, index: str, source: ast.expr) -> bool:

@@ -287,8 +287,13 @@ class DroppedTailMicroBatches(LoopRule):
             )
         else:
             which = f"when `{length}` is not a multiple of `{factor}`, the last micro-batches of every epoch never reach a step"
-        if tail.unreached_flush:  # `is_last = i == len(loader)`: an index from 0 stops at `len - 1`
+        if tail.unreached_flush == "length":  # `is_last = i == len(loader)`: an index from 0 stops at `len - 1`
             which += f" (its last-batch test never holds: `{tail.counter}` counts from 0 and ends at `{length} - 1`)"
+        elif tail.unreached_flush == "updates":
+            which += (
+                f" (its last-batch test compares `{tail.counter}` with the number of updates per epoch, "
+                "which the index reaches early in the epoch, not at its end)"
+            )
         message = f"{when}: {which}; {fate}"
         yield Finding(self.code, span, message, None if elsewhere else self._fix(model, loop, guard, tail, length))
 
