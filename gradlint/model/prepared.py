@@ -109,3 +109,14 @@ def accumulating_accelerator(model: "ModuleModel", event) -> str:
     module = event.module or model
     context = next(c for c in event.contexts if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "accumulate")
     return module.source(context.func.value) if module is model else ast.unparse(context.func.value)
+
+
+# what only a DeepSpeed engine (or Accelerate's DeepSpeed state) has
+DEEPSPEED_ATTRIBUTES = frozenset({"get_global_grad_norm", "deepspeed_plugin", "deepspeed_config"})
+
+
+def runs_under_deepspeed(model: "ModuleModel", node: ast.AST) -> bool:
+    """The code asks for a DeepSpeed engine's own state (`model.get_global_grad_norm()`,
+    `accelerator.state.deepspeed_plugin`): Accelerate runs it on DeepSpeed, whose engine
+    accumulates, clears and steps by its own schedule."""
+    return any(isinstance(n, ast.Attribute) and n.attr in DEEPSPEED_ATTRIBUTES for n in ast.walk(node))

@@ -12,7 +12,7 @@ from gradlint.model.guards import negated_source
 from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.loops import counted_between
 from gradlint.model.losses import running_counter_divisor
-from gradlint.model.prepared import accumulating_accelerator, events_in_accelerate_windows, is_prepared
+from gradlint.model.prepared import accumulating_accelerator, events_in_accelerate_windows, is_prepared, runs_under_deepspeed
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move, per_micro_batch
 
@@ -159,6 +159,8 @@ class ZeroGradInsideAccumulation(Rule):
         """Inside `accelerator.accumulate(model)` a prepared optimizer's zero_grad clears only on
         the micro-batch that steps: run before that micro-batch's backward, it clears the
         gradients of the window's earlier micro-batches."""
+        if runs_under_deepspeed(model, loop.node):
+            return  # the engine clears and steps on its own schedule; the prepared optimizer's calls are no-ops
         for zero, window, _ in events_in_accelerate_windows(model, loop, Kind.ZERO_GRAD):
             if zero.recovering or not is_prepared(model, zero):
                 continue

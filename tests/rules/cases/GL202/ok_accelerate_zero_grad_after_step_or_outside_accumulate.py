@@ -1,6 +1,7 @@
 """Inside `accelerator.accumulate(model)` the clear comes after the step; a second loop clears
 before entering the window, where the previous micro-batch's sync flag still holds (it clears
-only after a step); a third accelerator does not accumulate."""
+only after a step); a third accelerator does not accumulate; a fourth runs on DeepSpeed (it
+reads the engine's grad norm), whose engine clears on its own schedule."""
 from accelerate import Accelerator
 
 
@@ -33,4 +34,16 @@ def train_without_window(model, optimizer, loader):
         with accelerator.accumulate(model):
             optimizer.zero_grad()
             accelerator.backward(model(**batch).loss)
+            optimizer.step()
+
+
+def train_on_deepspeed(model, optimizer, loader, accum=4):
+    accelerator = Accelerator(gradient_accumulation_steps=accum)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for batch in loader:
+        with accelerator.accumulate(model):
+            optimizer.zero_grad()
+            accelerator.backward(model(**batch).loss)
+            if accelerator.sync_gradients:
+                print(model.get_global_grad_norm())
             optimizer.step()
