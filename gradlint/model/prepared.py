@@ -60,14 +60,46 @@ def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
     for context in event.contexts:
         if not (isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute) and context.func.attr == "accumulate"):
             continue
-        for owner, expr, scope, line in handed_over(module, context.func.value, event.scope, context.lineno):
-            value = owner.values.reaching_value(expr, scope, line)[0] if dotted(expr) else None
-            if not (isinstance(value, ast.Call) and (owner.imports.qualname(value.func) or "").endswith("Accelerator")):
-                continue
-            steps = next((k.value for k in value.keywords if k.arg == "gradient_accumulation_steps"), None)
+        for built in _accelerators_built(module, context.func.value, event.scope, context.lineno):
+            steps = next((k.value for k in built.keywords if k.arg == "gradient_accumulation_steps"), None) if built else None
             if steps is not None and not (isinstance(steps, ast.Constant) and steps.value == 1):
                 return steps
     return None
+
+
+def divides_nothing(model: "ModuleModel", event) -> bool:
+    """`accelerator.backward(loss)` outside any `accumulate(...)`, of an Accelerator built (here or
+    by every caller handing it in) with no accumulation window: it scales for mixed precision
+    and divides the loss by nothing, as `loss.backward()` would."""
+    module = event.module or model
+    node = event.node
+    if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "accumulate" for c in event.contexts):
+        return False
+    built = _accelerators_built(module, node.func.value, event.scope, node.lineno) if isinstance(node.func, ast.Attribute) else []
+    return bool(built) and all(b is not None and _without_window(b) for b in built)
+
+
+def _accelerators_built(module: "ModuleModel", accelerator: ast.expr, scope: ast.AST, line: int) -> list[ast.Call | None]:
+    """The `Accelerator(...)` calls that built the object `accelerator` names, one per place it
+    comes from (None where that place builds it some other way)."""
+    found = []
+    for owner, expr, where, at in handed_over(module, accelerator, scope, line):
+        value = owner.values.reaching_value(expr, where, at)[0] if dotted(expr) else None
+        built = isinstance(value, ast.Call) and (owner.imports.qualname(value.func) or "").endswith("Accelerator")
+        found.append(value if built else None)
+    return found
+
+
+def _without_window(built: ast.Call) -> bool:
+    """No `gradient_accumulation_steps` above 1, no accumulation or DeepSpeed plugin, nothing
+    handed in through `**kwargs`."""
+    keywords = {k.arg: k.value for k in built.keywords}
+    steps = keywords.get("gradient_accumulation_steps")
+    return (
+        None not in keywords and not built.args
+        and (steps is None or isinstance(steps, ast.Constant) and steps.value == 1)
+        and not {"gradient_accumulation_plugin", "deepspeed_plugin"} & set(keywords)
+    )
 
 
 def _tests_sync(test: ast.expr) -> bool:

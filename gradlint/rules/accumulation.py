@@ -12,7 +12,7 @@ from gradlint.model.guards import negated_source
 from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.loops import counted_between
 from gradlint.model.losses import running_counter_divisor
-from gradlint.model.prepared import accumulating_accelerator, events_in_accelerate_windows, is_prepared, runs_under_deepspeed
+from gradlint.model.prepared import accumulating_accelerator, divides_nothing, events_in_accelerate_windows, is_prepared, runs_under_deepspeed
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import code, end_of_step_run, factor_text, move, per_micro_batch
 
@@ -27,7 +27,7 @@ class AccumulationWithoutLossScaling(Rule):
 
     def check(self, model: ModuleModel) -> Iterator[Finding]:
         # a GAN's turns each (the generator accumulating while the discriminator steps every batch)
-        for loop in (phase for unit in model.loops for phase in unit.optimizer_phases):
+        for loop in (phase for unit in model.loops for phase in _accumulated_by_hand(model, unit)):
             if loop.plain:  # each accumulating path (`if fp16:` scaled, `else:` plain)
                 for accumulation in loop.accumulations:
                     if accumulation.counts_micro_batches:
@@ -94,6 +94,16 @@ class AccumulationWithoutLossScaling(Rule):
         if accumulation.counts_a_generator(model, loop.scope):
             return None  # `len(self._iter_micro_batches(batch))`: a generator has no length
         return _divide_loss(model, backward, factor)
+
+
+def _accumulated_by_hand(model: ModuleModel, unit):
+    """The unit's optimizer turns; for a loop whose backward is `accelerator.backward(loss)` of
+    an Accelerator with no accumulation window, the turns with that call as the backward: a
+    window written by hand around it divides by nothing either."""
+    framework = unit.of(Kind.FRAMEWORK)
+    if framework and all(e.by_accelerator and divides_nothing(model, e) for e in framework):
+        return unit.turns_ordered_by_hand
+    return unit.optimizer_phases
 
 
 def _divide_loss(model: ModuleModel, backward, factor: str) -> FixPlan:
