@@ -568,6 +568,8 @@ class EventWalker:
                 # `model.clip_grad_norm_(...)` (FSDP1), `utils.clip...`, Lightning's clip_gradients
                 self._clip(call, stmt)
                 return
+            if receiver_role in (Role.OPTIMIZER, Role.SCALER) and holds_only_none(frame.module, receiver, frame.context):
+                return  # `grad_optimizer = None` at the top, `if grad_optimizer is not None: grad_optimizer.step()`
             if receiver_role is Role.OPTIMIZER:
                 if method == "zero_grad":
                     self._add(Kind.ZERO_GRAD, call, stmt, target=name, optimizer=name)
@@ -1488,11 +1490,14 @@ def _divided(loss: ast.expr, divisor: ast.expr) -> ast.expr:
 
 def _finds_non_finite(test: ast.expr, holds: bool) -> bool:
     """The side of a test taken when a value is NaN or infinite: `isnan(x)` / `isinf(x)` holding
-    (also `.any()` of them, or one of several `or`ed tests), `isfinite(x)` failing."""
+    (also `.any()` of them, one of several `or`ed tests, or a term of an `and`), `isfinite(x)`
+    failing."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _finds_non_finite(test.operand, not holds)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and holds:
         return any(_finds_non_finite(v, True) for v in test.values)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and holds:
+        return any(_finds_non_finite(v, True) for v in test.values)  # `if check and isnan(g):` holds only on a bad value
     while isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("any", "all", "item"):
         test = test.func.value
     name = (dotted(test.func) or "").rsplit(".", 1)[-1] if isinstance(test, ast.Call) else ""
