@@ -444,9 +444,17 @@ def _settings_ratio(expr: ast.expr) -> bool:
 
 def _is_switch_value(expr: ast.expr) -> bool:
     """A dtype, a device, a mode or a key, not a count: `torch.float32`, `dtype`, `args.amp_dtype`,
-    `config.warm_up_key`."""
+    `config.warm_up_key`, a member of an enumeration (`Split.TRAIN`)."""
     words = set((dotted(expr) or "").rsplit(".", 1)[-1].lower().split("_"))
-    return bool(words & SWITCH_WORDS)
+    return bool(words & SWITCH_WORDS) or _enum_member(expr)
+
+
+def _enum_member(expr: ast.expr) -> bool:
+    """`Split.TRAIN`, `Mode.EVAL`: an upper-case member of a class named in CamelCase."""
+    return (
+        isinstance(expr, ast.Attribute) and expr.attr.isupper() and isinstance(expr.value, ast.Name)
+        and expr.value.id[:1].isupper() and not expr.value.id.isupper()
+    )
 
 
 def _depth(expr: ast.expr) -> int:
