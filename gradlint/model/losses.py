@@ -224,15 +224,26 @@ class _Analysis:
 
     def last_element_write(self, element: ast.Subscript, scope: ast.AST, line: int) -> ast.stmt | None:
         """The last statement of `scope` before `line` writing `container['key']` (`=` or `/=`),
-        for an element read with a constant key."""
+        for an element read with a constant key: under that key, or under each key of a loop over
+        the container (`for k, v in loss.items(): loss[k] = v / n`)."""
         container, key = dotted(element.value), element.slice
         if container is None or not isinstance(key, ast.Constant):
             return None
         written = [
             stmt for stmt in self.model.values.element_writes(scope).get(container, ())
-            if stmt.lineno < line and isinstance(index := element_target(stmt).slice, ast.Constant) and index.value == key.value
+            if stmt.lineno < line and (
+                isinstance(index := element_target(stmt).slice, ast.Constant) and index.value == key.value
+                or self._each_key(stmt, index, container)
+            )
         ]
         return written[-1] if written else None
+
+    def _each_key(self, stmt: ast.stmt, index: ast.expr, container: str) -> bool:
+        """The write's key is the loop's key over the container's own keys or items."""
+        return isinstance(index, ast.Name) and any(
+            isinstance(loop, ast.For) and _iterates_keys(loop, container, index.id)
+            for loop in self.model.parents.chain(stmt)[1:]
+        )
 
     def total(self, terms: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
         """`sum(terms)`: `sum(loss_dict.values())`, `sum([ce, kl])`, as its terms are."""
@@ -645,6 +656,16 @@ def _reduces_one_value(model: "ModuleModel", value: ast.expr) -> bool:
     if not isinstance(value, ast.Call) or isinstance(value.func, ast.Attribute) and value.func.attr in CONCATENATIONS:
         return False
     return (model.imports.qualname(value.func) or "").rsplit(".", 1)[-1] not in CONCATENATIONS
+
+
+def _iterates_keys(loop: ast.For, container: str, key: str) -> bool:
+    """`for key in loss`, `for key in loss.keys()`, `for key, value in loss.items()`."""
+    iterated, target = loop.iter, loop.target
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr in ("keys", "items") and not iterated.args:
+        iterated = iterated.func.value
+        if isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+    return dotted(iterated) == container and isinstance(target, ast.Name) and target.id == key
 
 
 def _parameters(function: ast.AST) -> list[ast.arg]:
