@@ -566,7 +566,16 @@ class _Analysis:
             divisor, _, _ = self.model.values.reaching_value(divisor, scope, line)
         counted = _counted_names(divisor) if divisor is not None else None
         parameters = {a.arg for a in _parameters(scope)}
-        return bool(counted) and counted <= parameters
+        return bool(counted) and all(name in parameters or self.made_from(name, parameters, scope, line) for name in counted)
+
+    def made_from(self, name: str, parameters: set[str], scope: ast.AST, line: int) -> bool:
+        """A local computed from the handed data alone, with imported or module-level names
+        (`padding_mask = labels.eq(IGNORE_INDEX)`): its count is one of that data's."""
+        value, _, _ = self.model.values.reaching_value(ast.Name(name, ast.Load()), scope, line)
+        names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} if value is not None else set()
+        read = {n for n in names if n in parameters}
+        module_names = self.model.scope(self.model.tree).assignments
+        return bool(read) and all(n in parameters or n in module_names or self.model.imports.origin(n) is not None for n in names)
 
     def running_counter(self, divisor: ast.expr, scope: ast.AST) -> bool:
         """A name the code counts up one by one (`accum_n_steps += 1`): dividing by it weighs
@@ -678,7 +687,8 @@ SUMMING_FUNCTIONS = frozenset({"sum", "np.sum", "numpy.sum", "torch.sum", "max",
 
 def _counted_names(expr: ast.expr, bound: dict[str, str] | None = None) -> set[str] | None:
     """The names whose sizes `expr` is made of (`len(x)`, `x.shape[0]`, `sum(t.size(0) for t in
-    ts)` -> {ts}), integer literals aside; None when it holds anything but sizes."""
+    ts)` -> {ts}, `mask.numel() - mask.long().sum()` -> {mask}), integer literals aside; None
+    when it holds anything but sizes."""
     bound = bound or {}
     while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in COUNT_CASTS:
         expr = expr.func.value
@@ -689,9 +699,12 @@ def _counted_names(expr: ast.expr, bound: dict[str, str] | None = None) -> set[s
     match expr:
         case ast.Constant(value=int()):
             return set()
-        case ast.BinOp(op=ast.Add() | ast.Mult(), left=left, right=right):
+        case ast.BinOp(op=ast.Add() | ast.Sub() | ast.Mult(), left=left, right=right):
             parts = [_counted_names(left, bound), _counted_names(right, bound)]
             return None if None in parts else parts[0] | parts[1]
+        case ast.Call(func=ast.Attribute(value=summed, attr="sum"), args=[]) if isinstance(_mask_stripped(summed), ast.Name):
+            counted = _mask_stripped(summed).id
+            return {bound.get(counted, counted)}  # `mask.long().sum()`: how many elements it keeps
         case ast.Call(func=func, args=[*args], keywords=[]) if dotted(func) in SUMMING_FUNCTIONS and args:
             parts = [_counted_names(a, bound) for a in args]
             return None if None in parts else set().union(*parts)
@@ -700,6 +713,13 @@ def _counted_names(expr: ast.expr, bound: dict[str, str] | None = None) -> set[s
         ) if dotted(items) is not None:
             return _counted_names(element, {**bound, target: dotted(items).split(".")[0]})
     return None
+
+
+def _mask_stripped(expr: ast.expr) -> ast.expr:
+    """`mask.long()`, `mask.float()` -> `mask`."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in MASK_CASTS | {"long", "int", "bool"}:
+        expr = expr.func.value
+    return expr
 
 
 def _own_size(total: ast.expr, divisor: ast.expr) -> bool:
