@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import CallContext, Callee, bind_arguments, callers, class_of_scope, own_schedule, parameter_defaults, resolve_callee
 from gradlint.model.events import STEPS, Event, Kind, unit_events
+from gradlint.model.grad_mode import turns_off
 from gradlint.model.guards import settled_by
 from gradlint.model.learning_rates import stepped_on_the_rate
 from gradlint.model.names import dotted
@@ -214,7 +215,9 @@ def _before_call_in_epoch(model: "ModuleModel", function: ast.AST) -> list[Early
 def _may_step(model: "ModuleModel", function: ast.AST, call: ast.Call) -> bool:
     """Whether running `function` from `call` may take an optimizer step: not where every step
     waits for a test the call's literal argument settles the other way (`if mode == "train":`
-    in `iterate(..., mode="val")`)."""
+    in `iterate(..., mode="val")`), nor in a function decorated `@torch.no_grad()`."""
+    if any(turns_off(model, d) for d in getattr(function, "decorator_list", ())):
+        return False  # `@torch.no_grad()` on an evaluation run through the same step function
     passed, defaults = bind_arguments(Callee(model, function), call), parameter_defaults(function)
     rebound = model.scope(function).assignments
 
