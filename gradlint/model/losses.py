@@ -185,6 +185,10 @@ class _Analysis:
                 method in DIVIDING_METHODS and self.counts_processes(divisor, scope, line, depth)
             ):
                 return self.expr(receiver, scope, line, depth + 1)
+            case ast.Call(func=ast.Attribute(value=receiver, attr="apply" | "map"), args=[ast.Lambda(args=ast.arguments(args=[ast.arg(arg=entry)]), body=body)]):
+                # `losses.apply(lambda x: x / n)` (a TensorDict's entries): the body, with the entry the receiver
+                mapped = with_names_replaced(body, lambda n: receiver if n.id == entry else None)
+                return self.expr(mapped, scope, line, depth + 1)
             case ast.Call(func=ast.Attribute(value=receiver, attr="mul" | "mul_" | "multiply"), args=[factor], keywords=[]):
                 return self.expr(ast.BinOp(receiver, ast.Mult(), factor), scope, line, depth)  # as `receiver * factor`
             case ast.Call(func=ast.Attribute(value=receiver, attr="scale"), args=[inner], keywords=[]) if (
