@@ -764,9 +764,25 @@ def _given_here(module: "ModuleModel", function: ast.FunctionDef, cls: ast.Class
             continue  # a method is called on `self` by the methods of its class, or on an object made of it here
         for param, argument in bind_arguments(Callee(module, function, cls), call).items():
             producer = argument_producer(module, stmt, argument) if param in called else None
-            if producer is not None and (producer in touching or producer.split(".")[0] in touching):
+            if producer is not None and _made_by(module, producer, touching):
                 found.add(param)
     return found
+
+
+def _made_by(module: "ModuleModel", producer: str, touching: set[str]) -> bool:
+    """`producer` is one of the `touching` names, or the place of an element a function of the
+    module returns made by one (`model, optimizer, scaler = initialize_model(cfg)`, whose
+    `return model, optimizer, scaler` holds `scaler = NativeScaler()`)."""
+    if producer in touching or producer.split(".")[0] in touching:
+        return True
+    head, _, place = producer.partition(ELEMENT)
+    function = module.functions.get(head) if place.isdigit() else None
+    if function is None:
+        return False
+    index = int(place)
+    returns = [s for s in ast.walk(function) if isinstance(s, ast.Return) and isinstance(s.value, ast.Tuple) and len(s.value.elts) > index]
+    made = [argument_producer(module, s, s.value.elts[index]) for s in returns]
+    return bool(made) and all(m is not None and ELEMENT not in m and _made_by(module, m, touching) for m in made)
 
 
 def _read_regular(path: Path) -> tuple[bytes, os.stat_result] | None:

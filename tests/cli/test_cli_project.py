@@ -425,6 +425,35 @@ def test_scaler_object_made_beside_the_loop_reaches_it(workdir, gradlint):
     assert codes(check(gradlint, "main.py")) == []
 
 
+def test_scaler_object_returned_in_a_tuple_by_a_factory_beside_the_loop(workdir, gradlint):
+    """MALE style: a factory of the module builds the DDP model, the optimizer and the scaler
+    object and returns the three; `main` unpacks them and hands them to the loop."""
+    factory = TRAIN_AND_MAIN_SCALER.replace(
+        """def main(config, model, data_loader):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
+    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[config.local_rank])
+    loss_scaler = NativeScalerWithGradNormCount()
+""",
+        """def initialize_model(config, model):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
+    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[config.local_rank])
+    loss_scaler = NativeScalerWithGradNormCount()
+    return model, optimizer, loss_scaler
+
+
+def main(config, model, data_loader):
+    model, optimizer, loss_scaler = initialize_model(config, model)
+""",
+    )
+    assert "return model, optimizer, loss_scaler" in factory
+    project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_UTIL, "main.py": factory})
+    assert codes(check(gradlint, "main.py")) == [("main.py", "GL401")]
+    (workdir / "main.py").write_text(textwrap.dedent(factory).replace(
+        "    loss_scaler = NativeScalerWithGradNormCount()\n", "    loss_scaler = MetricLogger()\n"
+    ))
+    assert codes(check(gradlint, "main.py")) == []
+
+
 DIST_UTILS = """
 import os
 
