@@ -54,6 +54,19 @@ def _spans(lines: list[int], first_line: int, last_line: int) -> bool:
     return index < len(lines) and lines[index] <= last_line
 
 
+def _picked_functions(value: ast.expr) -> set[str] | None:
+    """The plain names a value is one of (`a`, `a if c else b`; `None` first, as a default, adds
+    none); None for anything else."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, ast.Constant) and value.value is None:
+        return set()
+    if isinstance(value, ast.IfExp):
+        body, orelse = _picked_functions(value.body), _picked_functions(value.orelse)
+        return body | orelse if body is not None and orelse is not None else None
+    return None
+
+
 def _call_name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Name):
         return func.id
@@ -199,6 +212,32 @@ class ModuleModel:
             (call, stmt) for call, stmt in self.calls_named("partial")
             if (target := partial_target(call)) is not None and _call_name(target) == name
         ]
+
+    def alias_calls(self, name: str) -> list[tuple[ast.Call, ast.stmt]]:
+        """Calls of a local name the module binds to `name` or another function (`train =
+        pretrain if args.stage == "pretrain" else finetune`, then `train(model, ...)`)."""
+        return [pair for alias, targets in self.function_aliases.items() if name in targets for pair in self.calls_named(alias)]
+
+    @cached_property
+    def function_aliases(self) -> dict[str, frozenset[str]]:
+        """Names every assignment of which picks among functions by name (`train_fn = a if c
+        else b`, `train_fn = a`): alias -> the names it may hold."""
+        found: dict[str, set[str]] = {}
+        broken: set[str] = set()
+        for stmt in self.statements:
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+                continue
+            alias = stmt.targets[0].id
+            picked = _picked_functions(stmt.value)
+            if picked is None or alias in picked:
+                broken.add(alias)
+            else:
+                found.setdefault(alias, set()).update(picked)
+        callable_names = {*self.functions, *self.imports.aliases}
+        return {
+            alias: frozenset(names) for alias, names in found.items()
+            if alias not in broken and names <= callable_names and alias not in callable_names
+        }
 
     @cached_property
     def _expression_roots(self) -> tuple[list[int], list[tuple[ast.AST, ast.stmt]]]:

@@ -791,13 +791,17 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
             return []
         cls = module.parents.enclosing_class(function) if name == "__init__" else None
         found = []
-        calls = module.calls_named(cls.name) if cls is not None else [*module.calls_named(name), *module.partials_of(name)]
+        picked = module.alias_calls(name) if cls is None and name in module.functions else []
+        calls = module.calls_named(cls.name) if cls is not None else [*module.calls_named(name), *module.partials_of(name), *picked]
         for call, stmt in calls:
             scope = module.parents.scope_of(stmt)
             context = CallContext(module, scope, class_of_scope(module, scope), stmt)
             if cls is not None:  # `Trainer(model, ...)` runs Trainer.__init__
                 if class_of_instance(module, call) == (module, cls):
                     found.append((call, context))
+                continue
+            if (call, stmt) in picked:  # `train = pretrain if ... else finetune`, then `train(...)`
+                found.append((call, context))
                 continue
             callee = resolve_called(module, call, context)
             if callee is not None and callee.function is function:

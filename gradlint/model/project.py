@@ -626,7 +626,10 @@ class Project:
             if candidate == path or parsed >= MAX_CALLER_FILES:
                 continue
             data = self._read(candidate)
-            if data is None or not (call_starts(data, [last], CALLED_OR_ALIASED_BYTES) or self._wraps_in_partial(candidate, data, last)):
+            if data is None or not (
+                call_starts(data, [last], CALLED_OR_ALIASED_BYTES) or self._wraps_in_partial(candidate, data, last)
+                or _picked_by_a_name(data, last)
+            ):
                 continue
             parsed += 1
             summarized = self.summary(candidate)
@@ -744,6 +747,12 @@ def _bound_to_parameters(module: "ModuleModel", function: ast.FunctionDef, param
         elif isinstance(target, ast.Tuple):
             unpacked |= {t.id for t in target.elts if isinstance(t, ast.Name)}
     return aliases, unpacked
+
+
+def _picked_by_a_name(data: bytes, name: str) -> bool:
+    """The file binds a name to the function (`train = pretrain if ... else finetune`, `fn =
+    pretrain`): calls of that name run it."""
+    return re.search(rb"(?:=|\belse)[ \t]*" + re.escape(name.encode()) + rb"\b(?![ \t]*[.(\[])", data) is not None
 
 
 def _given_here(module: "ModuleModel", function: ast.FunctionDef, cls: ast.ClassDef | None, called: set[str], touching: set[str]) -> set[str]:
@@ -1193,13 +1202,14 @@ class ProjectContext:
             if caller is None:
                 continue
             called_as, alternate, _ = called_as.partition(ALTERNATE)
-            for call, stmt in [*caller.calls_named(called_as), *caller.partials_of(called_as)]:
+            picked = caller.alias_calls(called_as) if not constructor else []
+            for call, stmt in [*caller.calls_named(called_as), *caller.partials_of(called_as), *picked]:
                 scope = caller.parents.scope_of(stmt)
                 context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
                 if constructor:
                     made = class_of_instance(caller, call)
                     runs = made is not None and made[1] is cls
-                elif alternate:
+                elif alternate or (call, stmt) in picked:
                     runs = True  # the caller's summary bound the name to this function there
                 else:
                     callee = resolve_called(caller, call, context)

@@ -230,7 +230,11 @@ def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
             head for head, _ in called_heads(model.text)
             if head not in BUILTIN_NAMES and head not in model.functions and head not in model.classes
         }
-    lines = sorted({model.line_at(offset) for head, offset in called_heads(model.text) if head in imports or head in instances})
+    # a local name picking among imported functions (`train = pretrain if ... else finetune`)
+    aliases = {alias: sorted(t for t in targets if t in imports) for alias, targets in model.function_aliases.items()}
+    lines = sorted({
+        model.line_at(offset) for head, offset in called_heads(model.text) if head in imports or head in instances or aliases.get(head)
+    })
     sites = 0
     for stmt in model.statements:
         if isinstance(stmt, COMPOUND) or sites >= MAX_CALL_SITES:
@@ -242,6 +246,12 @@ def _call_sites(model: "ModuleModel", imports: dict[str, Import]):
             target = partial_target(call)
             if target is not None and _imported_head(dotted(target), imports):
                 callee = dotted(target)  # `partial(train_loop, model=ddp_model)` runs train_loop with these
+            elif isinstance(call.func, ast.Name) and aliases.get(call.func.id):
+                for picked in aliases[call.func.id]:  # each function the name may hold runs with these
+                    if sites < MAX_CALL_SITES:
+                        sites += 1
+                        yield _call_site(model, stmt, call, picked)
+                continue
             else:
                 callee = _imported_callee(model, stmt, call, imports, instances)
             if callee is not None and sites < MAX_CALL_SITES:

@@ -4656,3 +4656,44 @@ def test_a_loop_written_in_main_that_calls_an_imported_scaler_object(workdir, gr
     project(workdir, {"util/__init__.py": "", "util/misc.py": SCALER_MISC, "train.py": INLINE_MAIN})
     run = gradlint("check", "--no-cache", "--select", "GL401", "--format", "concise", "train.py")
     assert codes(run) == [("train.py", "GL401")], run.stdout
+
+
+PICKED_TRAINERS = """
+import torch
+
+
+def pretrain(loader, model, optimizer, args):
+    for step, batch in enumerate(loader):
+        loss = model(batch).mean() / args.grad_steps
+        loss.backward()
+        if (step + 1) % args.grad_steps == 0 or step + 1 == len(loader):
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+PICKED_MAIN = """
+import torch
+
+from trainers import pretrain, finetune
+
+
+def main_worker(args, model, loaders):
+    model = torch.nn.parallel.DistributedDataParallel(model.cuda(args.gpu), device_ids=[args.gpu])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    train = pretrain if args.trainer == "pretrain" else finetune
+    for epoch in range(args.epochs):
+        train(loaders["train"], model, optimizer, args)
+"""
+
+
+def test_trainer_picked_into_a_name_by_an_option_gets_the_ddp_model(workdir, gradlint):
+    """STELLA style: `main_worker` wraps the model in DDP and picks the epoch function imported
+    from another module into a local name (`train = pretrain if ... else finetune`), then calls
+    that name: the picked function's accumulation loop all-reduces every micro-batch."""
+    trainers = PICKED_TRAINERS + "\n\ndef finetune(loader, model, optimizer, args):\n    pass\n"
+    project(workdir, {"trainers.py": trainers, "main.py": PICKED_MAIN})
+    assert codes(check(gradlint, "trainers.py")) == [("trainers.py", "GL401")]
+    (workdir / "main.py").write_text(textwrap.dedent(PICKED_MAIN).replace(
+        "    model = torch.nn.parallel.DistributedDataParallel(model.cuda(args.gpu), device_ids=[args.gpu])\n", ""
+    ))
+    assert codes(check(gradlint, "trainers.py")) == []
