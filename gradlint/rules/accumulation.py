@@ -174,7 +174,10 @@ class ZeroGradInsideAccumulation(Rule):
         for zero, window, _ in events_in_accelerate_windows(model, loop, Kind.ZERO_GRAD):
             if zero.recovering or not is_prepared(model, zero):
                 continue
-            steps = [s for s in loop.of(*STEPS) if zero.order < s.order and zero.target in (s.optimizer, s.target)]
+            own = [s for s in loop.of(*STEPS) if zero.target in (s.optimizer, s.target)]
+            steps = [s for s in own if zero.order < s.order]
+            if len(steps) < len(own):
+                continue  # after a step of its own in the iteration (img2img-turbo's second loss): that step took the window
             if not steps or not any(zero.order < b.order < steps[0].order and not b.exclusive_with(zero) for b in loop.of(Kind.BACKWARD)):
                 continue
             message = (

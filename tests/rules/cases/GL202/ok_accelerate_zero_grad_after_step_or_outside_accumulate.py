@@ -1,7 +1,8 @@
 """Inside `accelerator.accumulate(model)` the clear comes after the step; a second loop clears
 before entering the window, where the previous micro-batch's sync flag still holds (it clears
 only after a step); a third accelerator does not accumulate; a fourth runs on DeepSpeed (it
-reads the engine's grad norm), whose engine clears on its own schedule."""
+reads the engine's grad norm), whose engine clears on its own schedule; a fifth steps and clears
+after each of two losses (the first step takes the window, the clear comes after it)."""
 from accelerate import Accelerator
 
 
@@ -47,3 +48,17 @@ def train_on_deepspeed(model, optimizer, loader, accum=4):
             if accelerator.sync_gradients:
                 print(model.get_global_grad_norm())
             optimizer.step()
+
+
+def train_two_losses_one_optimizer(net, disc, optimizer, optimizer_disc, loader, accum=4):
+    accelerator = Accelerator(gradient_accumulation_steps=accum)
+    net, disc, optimizer, optimizer_disc, loader = accelerator.prepare(net, disc, optimizer, optimizer_disc, loader)
+    for batch in loader:
+        with accelerator.accumulate(net, disc):
+            pred = net(batch["source"])
+            accelerator.backward((pred - batch["target"]).pow(2).mean())
+            optimizer.step()
+            optimizer.zero_grad()
+            accelerator.backward(disc(net(batch["source"])).mean())
+            optimizer.step()
+            optimizer.zero_grad()
