@@ -751,8 +751,20 @@ def _bound_to_parameters(module: "ModuleModel", function: ast.FunctionDef, param
 
 def _picked_by_a_name(data: bytes, name: str) -> bool:
     """The file binds a name to the function (`train = pretrain if ... else finetune`, `fn =
-    pretrain`): calls of that name run it."""
-    return re.search(rb"(?:=|\belse)[ \t]*" + re.escape(name.encode()) + rb"\b(?![ \t]*[.(\[])", data) is not None
+    pretrain`): calls of that name run it. Each spelling of the name is looked at, not the file; the
+    name must end the value or a branch of it (not a keyword argument's `fn=pretrain,`)."""
+    encoded = name.encode()
+    start = data.find(encoded)
+    while start != -1:
+        end = start + len(encoded)
+        before = data[max(0, start - 8):start].rstrip(b" \t")
+        whole = not (start and WORD_BYTE.match(data, start - 1)) and not WORD_BYTE.match(data, end)
+        assigned = before.endswith(b"=") and not before.endswith((b"==", b"!=", b"<=", b">=")) or before.endswith(b" else")
+        after = data[end:end + 8].lstrip(b" \t")
+        if whole and assigned and (after[:1] in (b"", b"\n", b"\r", b"#") or after.startswith((b"if ", b"else "))):
+            return True
+        start = data.find(encoded, end)
+    return False
 
 
 def _given_here(module: "ModuleModel", function: ast.FunctionDef, cls: ast.ClassDef | None, called: set[str], touching: set[str]) -> set[str]:
