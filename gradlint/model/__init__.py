@@ -521,4 +521,3 @@ class ModuleModel:
             node.end_lineno,
             self.column(node.end_lineno, node.end_col_offset),
         )
-

@@ -431,7 +431,6 @@ def _compare_boundary(left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[b
     return True, None
 
 
-
 def _settings_ratio(expr: ast.expr) -> bool:
     """`a / b`, `a // b` or `a * b` of names, attributes and integers: a count computed from
     settings (the effective batch over the batch)."""

@@ -57,9 +57,7 @@ def accelerate_window(model: "ModuleModel", event) -> ast.expr | None:
     module = event.module or model
     if any(g.holds and _tests_sync(g.test) for g in event.guards):
         return None  # `if accelerator.sync_gradients:` (maybe `and` other tests): at the window's end only
-    for context in event.contexts:
-        if not (isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute) and context.func.attr == "accumulate"):
-            continue
+    for context in _accumulate_contexts(event):
         for built in _accelerators_built(module, context.func.value, event.scope, context.lineno):
             steps = next((k.value for k in built.keywords if k.arg == "gradient_accumulation_steps"), None) if built else None
             if steps is not None and not (isinstance(steps, ast.Constant) and steps.value == 1):
@@ -73,10 +71,15 @@ def divides_nothing(model: "ModuleModel", event) -> bool:
     and divides the loss by nothing, as `loss.backward()` would."""
     module = event.module or model
     node = event.node
-    if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "accumulate" for c in event.contexts):
+    if _accumulate_contexts(event):
         return False
     built = _accelerators_built(module, node.func.value, event.scope, node.lineno) if isinstance(node.func, ast.Attribute) else []
     return bool(built) and all(b is not None and _without_window(b) for b in built)
+
+
+def _accumulate_contexts(event) -> list[ast.Call]:
+    """The `accelerator.accumulate(...)` contexts around the event."""
+    return [c for c in event.contexts if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "accumulate"]
 
 
 def _accelerators_built(module: "ModuleModel", accelerator: ast.expr, scope: ast.AST, line: int) -> list[ast.Call | None]:
@@ -139,7 +142,7 @@ def events_in_accelerate_windows(model: "ModuleModel", loop, kind):
 def accumulating_accelerator(model: "ModuleModel", event) -> str:
     """The accelerator whose `accumulate(...)` window `event` runs in, as written there."""
     module = event.module or model
-    context = next(c for c in event.contexts if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "accumulate")
+    context = _accumulate_contexts(event)[0]
     return module.source(context.func.value) if module is model else ast.unparse(context.func.value)
 
 

@@ -801,7 +801,10 @@ def _made_by(module: "ModuleModel", producer: str, touching: set[str]) -> bool:
     if function is None:
         return False
     index = int(place)
-    returns = [s for s in ast.walk(function) if isinstance(s, ast.Return) and isinstance(s.value, ast.Tuple) and len(s.value.elts) > index]
+    returns = [
+        s for s in ast.walk(function) if isinstance(s, ast.Return) and module.parents.scope_of(s) is function
+        and isinstance(s.value, ast.Tuple) and len(s.value.elts) > index
+    ]
     made = [argument_producer(module, s, s.value.elts[index]) for s in returns]
     return bool(made) and all(m is not None and ELEMENT not in m and _made_by(module, m, touching) for m in made)
 

@@ -941,9 +941,10 @@ def _steps_after(model: "ModuleModel", loop: ast.For, unit: "TrainingLoop") -> b
         block = model.parents.block.get(stmt, [])
         for later in block[block.index(stmt) + 1 :] if stmt in block else []:
             for node in ast.walk(later):
-                if not isinstance(node, ast.Call) or _never_after(model, loop, later, node):
+                if not isinstance(node, ast.Call):
                     continue
-                if _steps(model, node, unit.optimizers, stepping) or _steps_what_it_is_handed(model, later, node, unit.optimizers):
+                stepped = _steps(model, node, unit.optimizers, stepping) or _steps_what_it_is_handed(model, later, node, unit.optimizers)
+                if stepped and not _never_after(model, loop, later, node):
                     return True
     return False
 
