@@ -424,7 +424,7 @@ def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]
         found: dict[str, set] = {}
         constructed = module.parents.enclosing_class(function) if function.name == "__init__" else None
         for call, context in callers(module, function):
-            callee = Callee(module, function, constructed or _bound_class(module, function, call))
+            callee = Callee(module, function, constructed or bound_class(module, function, call))
             caller = Frame(context.module, context.scope, context.cls)
             for param, argument in bind_arguments(callee, call).items():
                 found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
@@ -449,7 +449,7 @@ def value_outside(frame: Frame, name: str) -> ast.expr | None:
         passed = {
             ast.dump(value) if value is not None else None: value
             for call, context in callers(frame.module, frame.scope)
-            for param, argument in bind_arguments(Callee(frame.module, frame.scope, _bound_class(frame.module, frame.scope, call)), call).items()
+            for param, argument in bind_arguments(Callee(frame.module, frame.scope, bound_class(frame.module, frame.scope, call)), call).items()
             if param == head
             for value in [_read_at(context, call, argument)]
         }
@@ -488,7 +488,7 @@ def switch_every_caller_sets(frame: Frame, name: str) -> bool | None:
     for call, context in callers(frame.module, function):
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
-        bound = bind_arguments(Callee(frame.module, function, _bound_class(frame.module, function, call)), call)
+        bound = bind_arguments(Callee(frame.module, function, bound_class(frame.module, function, call)), call)
         values.add(_truth(context, bound[name] if name in bound else parameter_defaults(function).get(name)))
     return values.pop() if len(values) == 1 and None not in values else None
 
@@ -521,7 +521,7 @@ def _constructed_role(module: "ModuleModel", expr: ast.expr) -> Role | None:
     return None
 
 
-def _bound_class(module: "ModuleModel", function: ast.AST, call: ast.Call) -> ast.ClassDef | None:
+def bound_class(module: "ModuleModel", function: ast.AST, call: ast.Call) -> ast.ClassDef | None:
     """The class of a method called on an object (`self.step(...)`, `trainer.train(...)`), whose
     first parameter the object fills; None for a function."""
     return module.parents.enclosing_class(function) if isinstance(call.func, ast.Attribute) else None
@@ -538,7 +538,7 @@ def passed_for(module: "ModuleModel", function: ast.AST, expr: ast.expr, line: i
     passed = []
     constructed = module.parents.enclosing_class(function) if function.name == "__init__" else None
     for call, context in callers(module, function):
-        argument = bind_arguments(Callee(module, function, constructed or _bound_class(module, function, call)), call).get(expr.id)
+        argument = bind_arguments(Callee(module, function, constructed or bound_class(module, function, call)), call).get(expr.id)
         if argument is None:
             return False
         passed.append((context.module, argument, context.scope, call.lineno))

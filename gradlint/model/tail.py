@@ -16,12 +16,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import FUNCTIONS, CallContext, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, parameter_names, resolve_callee
+from gradlint.model.callees import FUNCTIONS, CallContext, Callee, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, parameter_names, resolve_callee
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Event, Kind, manual_optimization
 from gradlint.model.flags import zero_test_of
 from gradlint.model.guards import has_modulo
-from gradlint.model.frames import handed_over, passed_for
+from gradlint.model.frames import bound_class, handed_over, passed_for
 from gradlint.model.names import dotted
 from gradlint.model.roles import Role
 from gradlint.model.scopes import blocks
@@ -47,6 +47,7 @@ class EpochTail:
     # why the test's last-batch part flushes nothing: "length" (an index from 0 compared with the
     # length), "updates" (the index compared with the number of updates per epoch); None: no such part
     unreached_flush: str | None = None
+    start_passed: bool = False  # enumerate's start is the function's parameter: another on a resumed call
 
     def length(self, model: "ModuleModel") -> str:
         """The epoch's number of micro-batches, as code (`len(DataLoader(...))` for a loader the
@@ -61,7 +62,7 @@ class EpochTail:
         """The index as code, counted so that it equals the length on the epoch's last
         micro-batch (`i + 1` from 0, `i` from 1); None when it cannot be written (nor the length
         of a loader the loop's header builds, without building another)."""
-        if self.start not in (0, 1) or self.restarts or isinstance(self.source, ast.Call) or not self.sized:
+        if self.start not in (0, 1) or self.start_passed or self.restarts or isinstance(self.source, ast.Call) or not self.sized:
             return None
         return f"{self.counter} + 1" if self.start == 0 else self.counter
 
@@ -114,7 +115,9 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         for z in loop.of(Kind.ZERO_GRAD)
     )
     sized = not (isinstance(source, ast.Name) and _unsized(_stream_calls(model, source, model.parents.scope_of(node), node.lineno)))
-    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized, unreached_flush=unreached)
+    enumerated = _enumerate_call(model, node)
+    passed = enumerated is not None and not all(isinstance(a, ast.Constant) for a in _enumerate_start(enumerated))
+    return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized, unreached_flush=unreached, start_passed=passed)
 
 
 def _tail_test_never_holds(model: "ModuleModel", loop: ast.AST, guard) -> str | None:
@@ -477,17 +480,49 @@ def _aliases(loop: ast.For, index: str) -> set[str]:
     return {name for stmt in leading for name in map(dotted, stmt.targets) if name} - assigned_later
 
 
+def _enumerate_call(model: "ModuleModel", loop: ast.For) -> ast.Call | None:
+    call = _unwrap_progress(_passed_through(model, loop, _progress_bar(model, loop) or loop.iter))
+    return call if _called_enumerate(call) else None
+
+
+def _enumerate_start(call: ast.Call) -> list[ast.expr]:
+    return [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "start")]
+
+
+def _int_or_per_call(model: "ModuleModel", loop: ast.For, start: ast.expr) -> int | None:
+    """enumerate's start: a literal, or `first + k` of a parameter `first` of the function
+    running the loop that some call leaves at its literal default or passes a literal for
+    (`train_epoch(loader, start_step=0)`, a resumed epoch passing its offset): the count starts
+    anew at each call, the literal's value when not resuming. None when it may run on."""
+    if isinstance(start, ast.Constant) and type(start.value) is int:
+        return start.value
+    offset = 0
+    if isinstance(start, ast.BinOp) and isinstance(start.op, ast.Add) and isinstance(start.right, ast.Constant) and type(start.right.value) is int:
+        start, offset = start.left, start.right.value
+    function = model.parents.scope_of(loop)
+    if not (isinstance(start, ast.Name) and isinstance(function, FUNCTIONS) and start.id in parameter_names(function)):
+        return None
+    if any(isinstance(n, (ast.For, ast.While)) for n in model.parents.chain(loop)[1:]):
+        return None  # a count over several passes of an outer loop
+    default = parameter_defaults(function).get(start.id)
+    for call, _ in callers(model, function):
+        passed = bind_arguments(Callee(model, function, bound_class(model, function, call)), call).get(start.id, default)
+        if isinstance(passed, ast.Constant) and type(passed.value) is int:
+            return passed.value + offset
+    return None
+
+
 def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, ast.expr] | None:
     """(index name, start, iterated object) of `for i, x in enumerate(obj[, start])`, when
     `obj` has a visible length (a name or attribute, possibly inside a progress bar, or handed
     to a generator that yields each of its items)."""
-    call, target = _unwrap_progress(_passed_through(model, loop, _progress_bar(model, loop) or loop.iter)), loop.target
-    if not _called_enumerate(call):
+    call, target = _enumerate_call(model, loop), loop.target
+    if call is None:
         return None
     if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)):
         return None
-    starts = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "start")]
-    start = (starts[0].value if isinstance(starts[0], ast.Constant) and isinstance(starts[0].value, int) else None) if starts else 0
+    starts = _enumerate_start(call)
+    start = _int_or_per_call(model, loop, starts[0]) if starts else 0
     source = _unwrap_progress(call.args[0])
     if isinstance(source, ast.Call):
         source = _item_by_item(model, loop, source) or source

@@ -10,7 +10,7 @@ from gradlint.fixplan import FixPlan, MoveStatement
 from gradlint.model import ModuleModel
 from gradlint.model.callees import CallContext, callers, resolve_callee
 from gradlint.model.events import is_apex_scale_loss
-from gradlint.model.names import dotted, names_sharded_class
+from gradlint.model.names import dotted, names_sharded_class, partial_target
 from gradlint.model.values import nodes_on_lines
 from gradlint.rules.base import Finding, Rule
 from gradlint.rules.shared import contains
@@ -236,11 +236,14 @@ def _forward_before(model: ModuleModel, scope: ast.AST, line: int, ddp: str) -> 
     )
     context = CallContext(model, scope, model.parents.enclosing_class(scope))
     branches = [(n.body, n.orelse) for n in ast.walk(region) if isinstance(n, ast.If) and n.orelse]
+    running_partials = _partials_given(body, ddp)
     for call in reversed(calls):
         if any(_within(call, a) and _within(line, b) or _within(call, b) and _within(line, a)
                for a, b in branches):
             continue  # `if update: ...clip(model)... else: with model.no_sync(): ...`
-        if _runs(call, ddp):
+        if partial_target(call) is not None:
+            continue  # `partial(training_losses, ddp_model, ...)` runs nothing yet: its calls do
+        if _runs(call, ddp) or isinstance(call.func, ast.Name) and call.func.id in running_partials:
             return None if _under_no_sync(region, call) else call
         callee = resolve_callee(model, call, context)
         if callee is not None and callee.module is model and any(
@@ -248,6 +251,15 @@ def _forward_before(model: ModuleModel, scope: ast.AST, line: int, ddp: str) -> 
         ):
             return call
     return None
+
+
+def _partials_given(body: list[ast.stmt], ddp: str) -> set[str]:
+    """Names bound to `functools.partial(f, ddp_model, ...)`: calling one runs the DDP model."""
+    return {
+        target.id for stmt in body for node in ast.walk(stmt)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and partial_target(node.value) is not None
+        and _runs(node.value, ddp) for target in node.targets if isinstance(target, ast.Name)
+    }
 
 
 def _under_no_sync(region: ast.AST, call: ast.Call) -> bool:
