@@ -212,6 +212,11 @@ class _Analysis:
                 if written is not None:  # `runner.outputs['loss'] /= self.update_interval`
                     return self.assignment(written, expr, scope, depth + 1)
                 inner = self.name(value, scope, line, depth) if dotted(value) else False
+                if inner is None and isinstance(value, ast.Name):
+                    # an entry of a dict of losses over cached micro-batches (`losses["total_loss"]`)
+                    made, _, _ = self.model.values.reaching_value(value, scope, line)
+                    if isinstance(made, ast.Call) and self.spans_cached_micro_batches(made, scope):
+                        return None
                 return inner if inner is not None else False
             case ast.Dict(values=values):  # `{"ce": ce, "kl": kl}`: the loss terms a model returns
                 return _any_normalized([self.expr(v, scope, line, depth + 1) for v in values])
