@@ -856,9 +856,25 @@ def _breaks_on(body: list[ast.stmt], counter: str, counts: set[str] = frozenset(
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(node, ast.If):
-            counted = _compares(node.test, derived) and not (natural_end and _sized_by(node.test, natural_end))
+            counted = _compares(node.test, derived) and not (natural_end and _sized_by(node.test, natural_end)) and not _optional_cap(node.test)
         stack.extend((n, counted) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
     return False
+
+
+def _optional_cap(test: ast.expr) -> bool:
+    """`limit is not None and i >= limit` (or `limit and i >= limit`): a cap that is off unless
+    set (a debugging limit on the batches), so that by default the epoch runs to its end."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return False
+    optional = {
+        dotted(t.left if isinstance(t, ast.Compare) else t) for t in test.values
+        if isinstance(t, (ast.Name, ast.Attribute))
+        or isinstance(t, ast.Compare) and isinstance(t.ops[0], ast.IsNot) and isinstance(t.comparators[0], ast.Constant) and t.comparators[0].value is None
+    } - {None}
+    return any(
+        isinstance(t, ast.Compare) and any(dotted(side) in optional for side in (t.left, *t.comparators))
+        for t in test.values
+    )
 
 
 def _compares(test: ast.expr, names: set[str]) -> bool:
@@ -943,7 +959,7 @@ def _skips_before_backward(body: list[ast.stmt], counter: str, loop: "TrainingLo
     derived = _derived_from(body, counter)
     return any(
         isinstance(stmt, ast.If) and stmt.lineno < min(lines) and _reads(stmt.test, derived)
-        and not _bounds_from_above(stmt.test, derived)
+        and not _bounds_from_above(stmt.test, derived) and not _optional_cap(stmt.test)
         and any(isinstance(n, (ast.Continue, ast.Break)) for s in stmt.body for n in ast.walk(s))
         for stmt in body
     )
