@@ -51,6 +51,11 @@ class Accumulation:
         factor = dotted(self.factor)
         return factor is None or not any(_factor_is_one(g.test, g.holds, factor) for g in event.guards)
 
+    def holds(self, event: Event) -> bool:
+        """`event` runs once per micro-batch of the window: inside its micro-batch loop, where
+        there is one (a pass before that loop runs once per window)."""
+        return self.inner_loop is None or self.inner_loop in event.loops
+
     def boundary_test(self, model: "ModuleModel", block: list[ast.stmt], first: ast.stmt) -> str | None:
         """Source of a test true on the window's last micro-batch, valid where `first` stands
         in `block`; None when the model cannot write one (the counter moves in between, the
@@ -619,8 +624,11 @@ def _inner_loop_accumulation(
     window (micro-batches where the loop says so, items of unknown kind otherwise). Where the
     innermost loop tells no window (a sequence cut into segments, each backpropagated), the loop
     around it may (`for micro in range(acc_steps): for idx in range(0, T, seg): ...`)."""
-    if not backwards or not all(b.loops for b in backwards):
+    looped = [b for b in backwards if b.loops]
+    if not looped or any(b.order > min(c.order for c in looped) for b in backwards if not b.loops):
         return None
+    # a pass of its own before the loop (an auxiliary loss, backpropagated once) is no micro-batch
+    backwards = looped
     for depth in range(1, min(len(b.loops) for b in backwards) + 1):
         inner = {id(b.loops[-depth]): b.loops[-depth] for b in backwards}
         if len(inner) != 1:

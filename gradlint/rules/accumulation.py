@@ -53,7 +53,7 @@ class AccumulationWithoutLossScaling(Rule):
     def _check_path(self, model: ModuleModel, loop, accumulation) -> Iterator[Finding]:
         factor = factor_text(model, accumulation.factor)
         steps = [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if accumulation.covers(e)]
-        for backward in [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e)]:
+        for backward in [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e) and accumulation.holds(e)]:
             rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
             if rescaled or backward.loss_normalized() is not False:
                 continue
