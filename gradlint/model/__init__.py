@@ -13,6 +13,7 @@ from gradlint.diagnostics import Span
 from gradlint.fixplan import Position
 from gradlint.sources.document import LINE_BREAK, split_lines
 from gradlint.model.events import MAX_HELPER_DEPTH, Event, Kind
+from gradlint.model.base_steps import SteppedByBase, stepped_by_base
 from gradlint.model.framework_steps import FrameworkMicroStep, derives_from_hf_trainer, framework_micro_steps
 from gradlint.model.loops import Accumulation, TrainingLoop, find_training_loops
 from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, ImportTable, dotted, partial_target
@@ -172,20 +173,33 @@ class ModuleModel:
         attribute name -> the values assigned, nearest class first."""
 
         def compute():
+            return {
+                attribute: [value for _, _, value in assigned]
+                for attribute, assigned in self.class_attributes_where(cls).items()
+            }
+
+        return self.memo(("attributes", id(cls)), compute)
+
+    def class_attributes_where(self, cls: ast.ClassDef) -> "dict[str, list[tuple[ModuleModel, ast.ClassDef, ast.expr]]]":
+        """class_attributes, each value with the module and the class whose code assigns it (a
+        base class of another module names what it builds from that module's imports)."""
+
+        def compute():
             from gradlint.model.callees import class_hierarchy
 
-            found: dict[str, list[ast.expr]] = {}
+            found: dict[str, list[tuple[ModuleModel, ast.ClassDef, ast.expr]]] = {}
             for module, owner in class_hierarchy(self, cls):
                 for method in module.methods(owner).values():
                     for name, stmts in module.scope(method).assignments.items():
                         head, _, attribute = name.partition(".")
                         if head == "self" and attribute and "." not in attribute:
                             found.setdefault(attribute, []).extend(
-                                s.value for s in stmts if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None
+                                (module, owner, s.value) for s in stmts
+                                if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None
                             )
             return found
 
-        return self.memo(("attributes", id(cls)), compute)
+        return self.memo(("attributes where", id(cls)), compute)
 
     def calls_named(self, name: str) -> list[tuple[ast.Call, ast.stmt]]:
         """Calls `name(...)` and `x.name(...)` in the module, each with the statement holding
@@ -346,6 +360,12 @@ class ModuleModel:
         if any("training_step" in module.methods(known) for module, known in hierarchy):
             return False
         return derives_from_hf_trainer(hierarchy)
+
+    @cached_property
+    def stepped_by_base(self) -> list[SteppedByBase]:
+        """Overrides that backpropagate and leave the step to the base class method calling
+        them (guided-diffusion's `forward_backward` per subclass): base_steps.py."""
+        return stepped_by_base(self)
 
     @cached_property
     def framework_micro_steps(self) -> list[FrameworkMicroStep]:

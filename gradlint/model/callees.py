@@ -461,8 +461,13 @@ def _instance_classes(module: "ModuleModel", expr: ast.expr, context: CallContex
     name = dotted(expr)
     if name is None:
         return []
-    values = _assigned_values(module, name, context)
-    found = [c for v in values for c in classes_of_instance(module, v, context.cls)]
+    if name.startswith("self.") and context.cls is not None:  # read where each class assigns it
+        assigned = module.class_attributes_where(context.cls).get(name.removeprefix("self."), [])
+        values = [value for _, _, value in assigned]
+        found = [c for owner_module, owner, value in assigned for c in classes_of_instance(owner_module, value, owner)]
+    else:
+        values = _assigned_values(module, name, context)
+        found = [c for v in values for c in classes_of_instance(module, v, context.cls)]
     copied = _copied_name(module, name, context.scope) if not found and len(values) == 1 and "." not in name else None
     if copied is not None:  # `scaler_ae = loss_scaler`: what the name it copies holds
         return _instance_classes(module, copied, context, follow_callers)
@@ -760,9 +765,9 @@ def bind_arguments(callee: Callee, call: ast.Call) -> dict[str, ast.expr]:
 
 
 def is_abstract(function: ast.AST) -> bool:
-    """A method whose body (after its docstring) only raises NotImplementedError, or only returns
-    a literal under a docstring that says so (`\"\"\"Interface.\"\"\" return 0`): the subclasses
-    say what it does."""
+    """A method whose body (after its docstring) only raises NotImplementedError, does nothing
+    (`pass`, `...`), or only returns a literal under a docstring that says so
+    (`\"\"\"Interface.\"\"\" return 0`): the subclasses say what it does."""
     body = getattr(function, "body", None)
     if not isinstance(body, list):
         return False
@@ -771,10 +776,16 @@ def is_abstract(function: ast.AST) -> bool:
         body = body[1:]
     if documented and len(body) == 1 and isinstance(body[0], ast.Return) and (body[0].value is None or isinstance(body[0].value, ast.Constant)):
         return True  # a placeholder the subclasses override
+    if not body or len(body) == 1 and (isinstance(body[0], ast.Pass) or _is_ellipsis(body[0])):
+        return True  # a hook that does nothing until a subclass writes it (`def forward_backward(self, batch): pass`)
     if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
         return False
     raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
     return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+
+
+def _is_ellipsis(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis
 
 
 def is_static(function: ast.AST) -> bool:
@@ -810,7 +821,7 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
             found.extend(module.project.callers(module, function))
         owner = module.parents.enclosing_class(function)
         if owner is not None and cls is None:
-            found.extend(_inherited_self_calls(module, owner, name))
+            found.extend(inherited_self_calls(module, owner, name))
         found.extend(_calls_of_made_closure(module, function))
         return found
 
@@ -840,7 +851,7 @@ def _calls_of_made_closure(module: "ModuleModel", function: ast.AST) -> list[tup
     return found
 
 
-def _inherited_self_calls(module: "ModuleModel", cls: ast.ClassDef, name: str) -> list[tuple[ast.Call, CallContext]]:
+def inherited_self_calls(module: "ModuleModel", cls: ast.ClassDef, name: str) -> list[tuple[ast.Call, CallContext]]:
     """`self.name(...)` in the methods of `cls`'s project base classes: run on an object of
     `cls`, they call its override (`BaseTrainer.main` calling `self.train_one_step(ddp_model,
     ...)` that a subclass in another module defines)."""

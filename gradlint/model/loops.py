@@ -446,6 +446,13 @@ class TrainingLoop:
             return None  # `for j in range(config['accumulation_steps'])` with the setting fixed at 1
         return found
 
+    def window_before(self, steps: list[Event]) -> Accumulation | None:
+        """The micro-batch loop of this function whose passes all run before `steps` taken
+        elsewhere (by the base class method that calls this override, once it returns)."""
+        backwards = [b for b in self.of(Kind.BACKWARD) if not self.consumed_by_hand(b)]
+        found = _inner_loop_accumulation(steps, backwards, None, self._micro_batches_cut)
+        return None if found is None or self._always_one(found.factor) else found
+
     def restored_after(self, clear: Event, step: Event) -> bool:
         """Gradients written back after the clear and before the step (a backup restored: PGD's
         `restore_grad()` after the attacks' clears, fp32 master copies): the step reads those."""

@@ -34,6 +34,10 @@ class AccumulationWithoutLossScaling(Rule):
                         yield from self._check_path(model, loop, accumulation)
         for micro_step in model.framework_micro_steps:
             yield from self._check_framework_micro_step(model, micro_step)
+        for stepped in model.stepped_by_base:  # an override whose base class steps once it returns
+            accumulation = stepped.unit.window_before([stepped.step])
+            if accumulation is not None and accumulation.counts_micro_batches:
+                yield from self._check_path(model, stepped.unit, accumulation, [stepped.step])
 
     def _check_framework_micro_step(self, model: ModuleModel, micro_step) -> Iterator[Finding]:
         """An override of a Trainer's `training_step` backpropagating itself: the framework steps
@@ -50,9 +54,9 @@ class AccumulationWithoutLossScaling(Rule):
             fix = None if backward.inlined else _divide_loss(model, backward, micro_step.window)
             yield Finding(self.code, model.span(_where(backward, model)), message, fix)
 
-    def _check_path(self, model: ModuleModel, loop, accumulation) -> Iterator[Finding]:
+    def _check_path(self, model: ModuleModel, loop, accumulation, steps_elsewhere=None) -> Iterator[Finding]:
         factor = factor_text(model, accumulation.factor)
-        steps = [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if accumulation.covers(e)]
+        steps = steps_elsewhere or [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if accumulation.covers(e)]
         for backward in [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e) and accumulation.holds(e)]:
             rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
             if rescaled or backward.loss_normalized() is not False:

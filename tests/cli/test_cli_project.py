@@ -4697,3 +4697,118 @@ def test_trainer_picked_into_a_name_by_an_option_gets_the_ddp_model(workdir, gra
         "    model = torch.nn.parallel.DistributedDataParallel(model.cuda(args.gpu), device_ids=[args.gpu])\n", ""
     ))
     assert codes(check(gradlint, "trainers.py")) == []
+
+
+MIXED_PRECISION_TRAINER = """
+import torch
+
+
+class MixedPrecisionTrainer:
+    def __init__(self, model, use_fp16=False, initial_lg_loss_scale=20.0):
+        self.model = model
+        self.use_fp16 = use_fp16
+        self.master_params = list(model.parameters())
+        self.lg_loss_scale = initial_lg_loss_scale
+
+    def zero_grad(self):
+        for param in self.master_params:
+            param.grad = None
+
+    def backward(self, loss):
+        if self.use_fp16:
+            (loss * 2 ** self.lg_loss_scale).backward()
+        else:
+            loss.backward()
+
+    def optimize(self, opt):
+        if self.use_fp16:
+            for param in self.master_params:
+                param.grad.mul_(1.0 / 2 ** self.lg_loss_scale)
+        opt.step()
+        return True
+"""
+
+DIFFUSION_BASE_LOOP = """
+from torch.nn.parallel.distributed import DistributedDataParallel as DDP
+from torch.optim import AdamW
+
+from utils.fp16_util import MixedPrecisionTrainer
+
+
+class TrainLoop:
+    def __init__(self, model, data, batch_size, microbatch, lr=1e-4, use_fp16=False):
+        self.model = model
+        self.data = data
+        self.batch_size = batch_size
+        self.microbatch = microbatch if microbatch > 0 else batch_size
+        self.mp_trainer = MixedPrecisionTrainer(model, use_fp16=use_fp16)
+        self.opt = AdamW(self.mp_trainer.master_params, lr=lr)
+        self.ddp_model = DDP(self.model)
+        self.step = 0
+
+    def run_loop(self):
+        while True:
+            self.run_step(next(self.data))
+            self.step += 1
+
+    def run_step(self, batch):
+        self.forward_backward(batch)
+        took_step = self.mp_trainer.optimize(self.opt)
+        if took_step:
+            self.step += 0
+
+    def forward_backward(self, batch):
+        pass
+"""
+
+UNET_SUBCLASS_LOOP = """
+import torch as th
+
+from utils.train_utils.base_train_util import TrainLoop
+
+
+class UNetTrainLoop(TrainLoop):
+    def forward_backward(self, batch):
+        images, labels = batch
+        self.mp_trainer.zero_grad()
+        for i in range(0, images.shape[0], self.microbatch):
+            micro_input = images[i : i + self.microbatch]
+            micro_label = labels[i : i + self.microbatch]
+            last_batch = (i + self.microbatch) >= images.shape[0]
+            if last_batch:
+                output = self.ddp_model(micro_input)
+            else:
+                with self.ddp_model.no_sync():
+                    output = self.ddp_model(micro_input)
+            loss = th.nn.functional.mse_loss(output, micro_label){divided}
+            self.mp_trainer.backward(loss)
+"""
+
+
+def test_an_override_that_backpropagates_slices_before_its_base_class_steps(workdir, gradlint):
+    """guided-diffusion's `forward_backward`, a do-nothing hook in a base `TrainLoop` of another
+    module and written per subclass: each slice's mean loss is backpropagated through a helper
+    object the base class built, and the base's `run_step` steps once the override returns."""
+    project(workdir, {
+        "utils/__init__.py": "",
+        "utils/fp16_util.py": MIXED_PRECISION_TRAINER,
+        "utils/train_utils/__init__.py": "",
+        "utils/train_utils/base_train_util.py": DIFFUSION_BASE_LOOP,
+        "utils/train_utils/unet_train_util.py": UNET_SUBCLASS_LOOP.format(divided=""),
+    })
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert codes(run) == [("unet_train_util.py", "GL201")], run
+    assert "unet_train_util.py:21:" in run.stdout, run
+
+
+def test_an_override_whose_slices_divide_their_loss_before_its_base_class_steps(workdir, gradlint):
+    """The same override weighing each slice by its share of the batch: silent."""
+    project(workdir, {
+        "utils/__init__.py": "",
+        "utils/fp16_util.py": MIXED_PRECISION_TRAINER,
+        "utils/train_utils/__init__.py": "",
+        "utils/train_utils/base_train_util.py": DIFFUSION_BASE_LOOP,
+        "utils/train_utils/unet_train_util.py": UNET_SUBCLASS_LOOP.format(divided=" * micro_input.shape[0] / images.shape[0]"),
+    })
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert codes(run) == [], run
