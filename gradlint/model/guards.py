@@ -570,15 +570,15 @@ def window_part(test: ast.expr) -> ast.expr:
 
 def _only_when_shorter(test: ast.expr, factor: ast.expr) -> bool:
     """`steps_in_epoch <= N and step + 1 == steps_in_epoch` (older transformers Trainers and their
-    copies): the epoch's end flushes only an epoch shorter than the window, never a longer
-    epoch's tail."""
+    copies; also chained, `N >= steps_in_epoch == step + 1`): the epoch's end flushes only an
+    epoch shorter than the window, never a longer epoch's tail."""
     window = ast.dump(factor)
     return any(
-        isinstance(node, ast.Compare) and len(node.ops) == 1 and (
-            isinstance(node.ops[0], (ast.LtE, ast.Lt)) and ast.dump(node.comparators[0]) == window
-            or isinstance(node.ops[0], (ast.GtE, ast.Gt)) and ast.dump(node.left) == window
-        )
-        for node in ast.walk(test)
+        isinstance(op, (ast.LtE, ast.Lt)) and ast.dump(right) == window
+        or isinstance(op, (ast.GtE, ast.Gt)) and ast.dump(left) == window
+        for node in ast.walk(test) if isinstance(node, ast.Compare)
+        # each link of a chain (`N >= steps_in_epoch == step + 1`)
+        for left, op, right in zip([node.left, *node.comparators], node.ops, node.comparators)
     )
 
 

@@ -114,7 +114,10 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         and all(z.order < b.order for b in loop.of(Kind.BACKWARD))  # before the epoch's first backward
         for z in loop.of(Kind.ZERO_GRAD)
     )
-    sized = not (isinstance(source, ast.Name) and _unsized(_stream_calls(model, source, model.parents.scope_of(node), node.lineno)))
+    sized = not (isinstance(source, ast.Name) and (
+        _unsized(_stream_calls(model, source, model.parents.scope_of(node), node.lineno))
+        or _iterator_made(model, source, node)
+    ))
     enumerated = _enumerate_call(model, node)
     passed = enumerated is not None and not all(isinstance(a, ast.Constant) for a in _enumerate_start(enumerated))
     return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized, unreached_flush=unreached, start_passed=passed)
@@ -527,7 +530,9 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     if isinstance(source, ast.Call):
         source = _item_by_item(model, loop, source) or source
     built_here = isinstance(source, ast.Call) and (model.imports.qualname(source.func) or "").endswith("DataLoader")
-    if (dotted(source) is None and not built_here) or _endless(model, loop, source):
+    # `zip(loader, poisoned_loader)`: as long as the shortest loader (no `len()` of its own)
+    zipped = isinstance(source, ast.Call) and dotted(source.func) == "zip" and bool(source.args) and all(dotted(a) is not None for a in source.args)
+    if (dotted(source) is None and not built_here and not zipped) or _endless(model, loop, source):
         return None  # a generator, iter(...), zip(...): its length is not known (a loader built here has one)
     index = target.elts[0].id
     counted_up = bool(loop.body) and _counts_one_up(loop.body[0], index)
@@ -599,6 +604,13 @@ def _resampled(calls: list[ast.Call]) -> bool:
         return _called_as(call, "ResampledShards") or _called_as(call, "WebDataset") and flag
 
     return any(map(resampling, calls)) and not any(_called_as(c, "with_epoch") for c in calls)
+
+
+def _iterator_made(model: "ModuleModel", source: ast.Name, loop: ast.For) -> bool:
+    """`batches = zip(loader, other_loader)` (or `map`, `filter`, `iter`) just before: an
+    iterator, with no `len()` to test the last micro-batch against."""
+    value = model.values.reaching_value(source, model.parents.scope_of(loop), loop.lineno)[0]
+    return isinstance(value, ast.Call) and dotted(value.func) in ("zip", "map", "filter", "iter")
 
 
 def _unsized(calls: list[ast.Call]) -> bool:
@@ -959,10 +971,17 @@ def _skips_before_backward(body: list[ast.stmt], counter: str, loop: "TrainingLo
     derived = _derived_from(body, counter)
     return any(
         isinstance(stmt, ast.If) and stmt.lineno < min(lines) and _reads(stmt.test, derived)
-        and not _bounds_from_above(stmt.test, derived) and not _optional_cap(stmt.test)
+        and not _bounds_from_above(stmt.test, derived) and not _optional_cap(stmt.test) and not _picks_one(stmt.test, derived)
         and any(isinstance(n, (ast.Continue, ast.Break)) for s in stmt.body for n in ast.walk(s))
         for stmt in body
     )
+
+
+def _picks_one(test: ast.expr, names: set[str]) -> bool:
+    """Every comparison of the count in `test` is an equality (`step == len(loader) - 1`): it
+    skips one micro-batch, not the micro-batches after the last full window."""
+    compared = [n for n in ast.walk(test) if isinstance(n, ast.Compare) and _reads(n, names)]
+    return bool(compared) and all(isinstance(op, ast.Eq) for c in compared for op in c.ops)
 
 
 def _bounds_from_above(test: ast.expr, names: set[str]) -> bool:
