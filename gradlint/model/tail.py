@@ -88,7 +88,9 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
         if _times_the_window(ranged[2], accumulation.factor):
             return None  # `range(updates * accum)`: whole windows only
         counted, count = (ranged[0], ranged[1], None, False), model.source(ranged[2])
-    elif counted is None or not boundary.counters <= {counted[0], *_aliases(node, counted[0])}:
+    elif counted is None or not (
+        boundary.counters <= {counted[0], *_aliases(node, counted[0])} or _handed_the_index(model, loop, boundary.counters, counted[0])
+    ):
         counted = _hand_counter(model, node, next(iter(boundary.counters)), accumulation.guard.node)
     else:
         counted = (*counted, False)
@@ -121,6 +123,22 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     enumerated = _enumerate_call(model, node)
     passed = enumerated is not None and not all(isinstance(a, ast.Constant) for a in _enumerate_start(enumerated))
     return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized, unreached_flush=unreached, start_passed=passed)
+
+
+def _handed_the_index(model: "ModuleModel", loop: "TrainingLoop", counters: frozenset[str], index: str) -> bool:
+    """The window's test is a step method's, on a parameter every call of it from the loop
+    passes the loop's index for (`self.train_step(batch, accumulation_step=step)` testing
+    `(accumulation_step + 1) % N == 0`)."""
+    guard = loop.accumulation.guard
+    function = model.parents.scope_of(guard.node) if guard.node in model.parents.parent else None
+    if len(counters) != 1 or not isinstance(function, FUNCTIONS) or not counters <= parameter_names(function):
+        return False
+    (counter,) = counters
+    sites = {id(e.site): e.site for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if e.site is not None and guard in e.guards}
+    return bool(sites) and all(
+        dotted(bind_arguments(Callee(model, function, bound_class(model, function, site)), site).get(counter)) == index
+        for site in sites.values()
+    )
 
 
 def _tail_test_never_holds(model: "ModuleModel", loop: ast.AST, guard) -> str | None:
