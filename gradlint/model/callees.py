@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, assigned_value, dotted, names_project_gradient_method, partial_target
+from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, assigned_value, dotted, names_project_gradient_method, partial_target, with_names_replaced
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -868,7 +868,8 @@ def inherited_self_calls(module: "ModuleModel", cls: ast.ClassDef, name: str) ->
 
 
 def returned_value(module: "ModuleModel", call: ast.Call, context: CallContext) -> ast.expr | None:
-    """What the function `call` runs returns, when it has exactly one `return value`."""
+    """What the function `call` runs returns, when it has exactly one `return value` (or answers
+    True or False along one `if` chain: `_predicate`)."""
     callee = resolve_callee(module, call, context)
     if callee is None:
         return None
@@ -876,7 +877,54 @@ def returned_value(module: "ModuleModel", call: ast.Call, context: CallContext) 
     if isinstance(function, ast.Lambda):
         return function.body
     returns = callee.module.returns(function)
-    return returns[0] if len(returns) == 1 else None
+    value = returns[0] if len(returns) == 1 else _predicate(function)
+    if value is None or callee.module is not module:
+        return value
+    # in the caller's names: `self.should_step(step)` of `def should_step(self, i): return (i + 1) % n == 0`
+    passed = {name: argument for name, argument in bind_arguments(callee, call).items() if isinstance(argument, (ast.Name, ast.Attribute))}
+    return with_names_replaced(value, lambda n: passed.get(n.id)) if passed else value
+
+
+def _predicate(function: ast.AST) -> ast.expr | None:
+    """When a function answers by `return True`/`return False` along one `if`/`elif` chain after
+    plain assignments (`if i == 0: return False elif i % n == 0: return True ... return
+    False`), the test under which it returns True, as one expression: the True branches' tests
+    or-ed, under the negations of the False branches' before them."""
+    body = list(getattr(function, "body", []))
+    while body and isinstance(body[0], (ast.Assign, ast.AnnAssign, ast.Expr)) and not _returns_within(body[0]):
+        body = body[1:]
+    if len(body) != 2 or not isinstance(body[0], ast.If) or _answer(body[1]) is not False:
+        return None
+    ruled_out, true_when, branch = [], [], body[0]
+    while branch is not None:
+        answer = _answer(branch.body[0]) if len(branch.body) == 1 else None
+        if answer is None:
+            return None
+        if answer:
+            true_when.append(branch.test)
+        elif true_when:
+            return None  # a False branch after a True one: not a plain prefix to factor out
+        else:
+            ruled_out.append(ast.UnaryOp(ast.Not(), branch.test))
+        orelse = branch.orelse
+        branch = orelse[0] if len(orelse) == 1 and isinstance(orelse[0], ast.If) else None
+        if orelse and branch is None:
+            return None
+    if not true_when:
+        return None
+    either = true_when[0] if len(true_when) == 1 else ast.BoolOp(ast.Or(), true_when)
+    return ast.BoolOp(ast.And(), [*ruled_out, either]) if ruled_out else either
+
+
+def _answer(stmt: ast.stmt) -> bool | None:
+    """True or False for `return True` / `return False`; None for anything else."""
+    if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, bool):
+        return stmt.value.value
+    return None
+
+
+def _returns_within(stmt: ast.stmt) -> bool:
+    return any(isinstance(n, ast.Return) for n in ast.walk(stmt))
 
 
 def defines_class(module: "ModuleModel", cls: ast.ClassDef) -> bool:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import FUNCTIONS, CallContext, Callee, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, parameter_names, resolve_callee
+from gradlint.model.callees import FUNCTIONS, CallContext, Callee, bind_arguments, callers, class_of_instance, class_of_scope, find_method, parameter_defaults, parameter_names, resolve_callee, returned_value
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Event, Kind, manual_optimization
 from gradlint.model.flags import zero_test_of
@@ -151,7 +151,12 @@ def _tail_test_never_holds(model: "ModuleModel", loop: ast.AST, guard) -> str | 
         return None
     index, _, source = counted
     scope = model.parents.scope_of(loop)
-    terms = guard.test.values if isinstance(guard.test, ast.BoolOp) and isinstance(guard.test.op, ast.Or) else [guard.test]
+    test = guard.test
+    if isinstance(test, ast.Call):  # `if self._do_grad_accum(batch_idx):`, what it answers
+        test = returned_value(model, test, CallContext(model, scope, class_of_scope(model, scope))) or test
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):  # `not i == 0 and (i % n == 0 or ...)`
+        test = next((v for v in test.values if has_modulo(v)), test)
+    terms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
     line = guard.node.lineno
     read = [model.values.reaching_value(t, scope, line)[0] if isinstance(t, ast.Name) else t for t in terms]
     tails = [t for t in read if t is None or not has_modulo(t)]
