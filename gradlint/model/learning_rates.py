@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.events import STEPS, Kind
 from gradlint.model.frames import constructions, spelled_in
+from gradlint.model.names import dotted
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -47,6 +48,8 @@ def moved_on_purpose(loop: "TrainingLoop", sched: "Event") -> bool:
 
 def _fast_forwarded(loop: "TrainingLoop", sched: "Event") -> bool:
     inner = sched.loops[-1] if sched.loops else None
+    if isinstance(inner, ast.For) and isinstance(sched.node.func, ast.Attribute) and dotted(inner.target) == dotted(sched.node.func.value):
+        return False  # `for scheduler in self.schedulers: scheduler.step()`: each once, no fast-forward
     return inner is not None and inner is not loop.node and not any(
         e is not sched and inner in e.loops and (e.kind in STEPS or e.kind is Kind.BACKWARD) for e in loop.events
     )
