@@ -34,6 +34,7 @@ class GraphHolders:
     losses: set[str]
     terms: dict[str, str] = field(default_factory=dict)  # term -> the loss it is added into
     entries: dict[str, tuple[Callable[[object], bool], str]] = field(default_factory=dict)  # dict -> (which keys, loss)
+    read_from: dict[str, str] = field(default_factory=dict)  # dict a loss was read from (`loss = out["loss"]`) -> the loss
 
     @classmethod
     def of(cls, model: "ModuleModel", loop: ast.stmt, losses: set[str]) -> "GraphHolders":
@@ -41,6 +42,9 @@ class GraphHolders:
         for node in ast.walk(loop):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.targets[0]) in losses:
                 built, loss = node.value, dotted(node.targets[0])
+                entry = _entry(built)
+                if entry is not None and _made_in_iteration(model, loop, entry[0], node.lineno, strict=False):
+                    holders.read_from[entry[0]] = loss  # `results = step(batch); loss = results["loss"]`
             elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and dotted(node.target) in losses:
                 built, loss = node.value, dotted(node.target)
             else:
@@ -82,6 +86,8 @@ class GraphHolders:
         if entry is not None and entry[0] in self.entries:
             keys, loss = self.entries[entry[0]]
             return (term, loss) if keys(entry[1]) else None
+        if isinstance(term, ast.Subscript) and not isinstance(term.slice, ast.Constant) and dotted(term.value) in self.read_from:
+            return term, self.read_from[dotted(term.value)]  # `results[key]` over the keys: the loss among them
         kept = _graph_kept_from(term)
         if kept is not None:
             inner = self.holding(kept)

@@ -231,16 +231,37 @@ def _running_sums(model: ModuleModel, loop: ast.stmt, holders: "GraphHolders", l
             total, value = dotted(stmt.targets[0]), stmt.value.right
         else:
             continue
-        loss, part_of = (value, None) if id(value) in loss_calls else holders.holding(value) or (None, None)
+        read = _read_entry(model, loop, value, stmt.lineno)
+        loss, part_of = (value, None) if id(value) in loss_calls else holders.holding(read) or (None, None)
+        loss = value if loss is read and read is not value else loss  # converted where it is added
         if total and loss is not None and total not in holders.losses and not _converted_before(model, loop, loss, stmt.lineno):
             yield stmt, total, loss, part_of
 
 
+def _read_entry(model: ModuleModel, loop: ast.stmt, value: ast.expr, line: int) -> ast.expr:
+    """`value` of `value = results[key]` before `line` in the loop, maybe reshaped or converted
+    from itself after (`value = value.reshape(shape)`): the entry it reads (for `totals[key] +=
+    value`); the expression itself otherwise."""
+    if not isinstance(value, ast.Name):
+        return value
+    earlier = sorted(
+        (s for s in model.scope(model.parents.scope_of(loop)).before(value.id, line) if s.lineno >= loop.lineno),
+        key=lambda s: s.lineno,
+    )
+    read = assigned_value(earlier[0], value.id) if earlier else None
+    if not (isinstance(read, ast.Subscript) and not isinstance(read.slice, ast.Constant)):
+        return value
+    remade = [assigned_value(s, value.id) for s in earlier[1:]]
+    return read if all(v is not None and any(dotted(n) == value.id for n in ast.walk(v)) for v in remade) else value
+
+
 def _spelled_total(target: ast.expr) -> str | None:
     """`total`, `self.total`, or an entry of a dict of totals read with a constant key
-    (`loss_dict['train_loss']`)."""
+    (`loss_dict['train_loss']`) or a key the loop runs over (`results_epoch[key]`)."""
     if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and dotted(target.value):
         return f"{dotted(target.value)}[{target.slice.value!r}]"
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and dotted(target.value):
+        return f"{dotted(target.value)}[{target.slice.id}]"
     return dotted(target)
 
 
