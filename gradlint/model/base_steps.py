@@ -7,12 +7,11 @@ once it returns."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import class_hierarchy, inherited_self_calls, is_abstract
+from gradlint.model.callees import CallContext, class_hierarchy, inherited_self_calls, is_abstract
 from gradlint.model.events import STEPS, Event, unit_events
 from gradlint.model.loops import TrainingLoop
 
@@ -31,8 +30,8 @@ class SteppedByBase:
 
 def stepped_by_base(model: "ModuleModel") -> list[SteppedByBase]:
     """The module's methods that override an abstract method of a project base class, call
-    backward, take no step (nor a helper of theirs), and are called by the base class's own methods, each of which steps
-    right after the call returns (unguarded, in the same block)."""
+    backward, take no step (nor does a helper of theirs), and are called by the base class's own
+    methods, each of which steps right after the call returns (unguarded, in the same block)."""
     found = []
     for cls in model.classes.values():
         bases = class_hierarchy(model, cls)[1:]
@@ -44,14 +43,14 @@ def stepped_by_base(model: "ModuleModel") -> list[SteppedByBase]:
             unit = TrainingLoop(model, method, unit_events(model, method))
             if unit.of(*STEPS):
                 continue  # a step function of its own, judged with its callers as a unit
-            steps = [_step_after(call, context) for call, context in inherited_self_calls(model, cls, name)]
+            steps = [_step_after(context) for _, context in inherited_self_calls(model, cls, name)]
             if steps and all(steps):
                 found.append(SteppedByBase(unit, steps[0]))
     return found
 
 
-def _step_after(call: ast.Call, context) -> Event | None:
-    """The step the caller's code takes after `call`'s statement, in the same block, under no
+def _step_after(context: CallContext) -> Event | None:
+    """The step the caller's code takes after the call's statement, in the same block, under no
     test; as the caller's module reads it, reported where it stands."""
     module, statement = context.module, context.statement
     block = module.parents.block.get(statement) or []
