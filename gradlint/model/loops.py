@@ -716,6 +716,8 @@ def _settings_class(
     named = isinstance(expr, ast.Name) and class_named(module, expr) is not None
     if not named and dotted(expr) and reassigned(module, f"{dotted(expr)}.{field}"):
         return None  # `state.accumulate_grad_batches = args.accum` after the construction
+    if dotted(expr) and _handed_to_setattr(module, expr, scope, line):
+        return None  # `update_config((train_config, fsdp_config), **kwargs)`: options set from outside
     value = module.values.reaching_value(expr, scope, line)[0] if dotted(expr) and not named else expr
     if isinstance(value, ast.Call) and not value.args and not value.keywords:
         return class_of_instance(module, value)
@@ -723,6 +725,22 @@ def _settings_class(
         built = class_of_instance(module, value)
         return built if built is not None and is_dataclass(built[1]) else None
     return class_named(module, value) if isinstance(value, ast.Name) else None
+
+
+def _handed_to_setattr(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int) -> bool:
+    """`expr` (or a tuple holding it) is handed, before `line` in `scope`, to a project function
+    that sets attributes by name (`setattr(config, key, value)` over the command line's options):
+    its fields may hold anything."""
+    name = dotted(expr)
+    context = CallContext(module, scope, class_of_scope(module, scope))
+    for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call) and n.lineno < line):
+        handed = [e for a in call.args for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
+        if not any(dotted(h) == name for h in handed):
+            continue
+        callee = resolve_callee(module, call, context)
+        if callee is not None and any(isinstance(n, ast.Call) and dotted(n.func) == "setattr" for n in ast.walk(callee.function)):
+            return True
+    return False
 
 
 def _factor_is_one(test: ast.expr, holds: bool, factor: str) -> bool:
