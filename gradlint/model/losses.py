@@ -181,6 +181,9 @@ class _Analysis:
                 return True if True in verdicts else (False if False in verdicts else None)
             case ast.Call(func=func) if (self.model.imports.qualname(func) or "").startswith("torch."):
                 return self.call(func, expr, scope, depth)  # `torch.mean(loss)`: a function, not a method of `torch`
+            case ast.Call(func=ast.Attribute(value=ast.Name() as owner, attr="get"), args=[ast.Constant(value=str()) as key, *_]):
+                # `loss_dict.get("total_loss", ...)`: the entry, as `loss_dict["total_loss"]` reads it
+                return self.expr(ast.copy_location(ast.Subscript(owner, key, ast.Load()), expr), scope, line, depth + 1)
             case ast.Call(func=ast.Attribute(value=receiver, attr=method), args=[divisor]) if (
                 method in DIVIDING_METHODS and self.counts_processes(divisor, scope, line, depth)
             ):
