@@ -26,6 +26,7 @@ class SteppedByBase:
 
     unit: TrainingLoop
     step: Event
+    stepped_in: str  # the base class method taking that step (`TrainLoop.run_step`)
 
 
 def stepped_by_base(model: "ModuleModel") -> list[SteppedByBase]:
@@ -34,18 +35,19 @@ def stepped_by_base(model: "ModuleModel") -> list[SteppedByBase]:
     methods, each of which steps right after the call returns (unguarded, in the same block)."""
     found = []
     for cls in model.classes.values():
-        bases = class_hierarchy(model, cls)[1:]
-        if not bases:
-            continue
-        for name, method in model.methods(cls).items():
-            if not model.calls_backward_in(method) or not any(is_abstract(module.methods(base).get(name)) for module, base in bases):
+        backpropagating = {name: m for name, m in model.methods(cls).items() if model.calls_backward_in(m)}
+        bases = class_hierarchy(model, cls)[1:] if backpropagating and cls.bases else []
+        for name, method in backpropagating.items():
+            if not any(is_abstract(module.methods(base).get(name)) for module, base in bases):
                 continue
             unit = TrainingLoop(model, method, unit_events(model, method))
             if unit.of(*STEPS):
                 continue  # a step function of its own, judged with its callers as a unit
-            steps = [_step_after(context) for _, context in inherited_self_calls(model, cls, name)]
+            callers = [context for _, context in inherited_self_calls(model, cls, name)]
+            steps = [_step_after(context) for context in callers]
             if steps and all(steps):
-                found.append(SteppedByBase(unit, steps[0]))
+                caller = callers[0]
+                found.append(SteppedByBase(unit, steps[0], f"{caller.cls.name}.{caller.scope.name}" if caller.cls else caller.scope.name))
     return found
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, assigned_value, dotted, names_project_gradient_method, partial_target, with_names_replaced
+from gradlint.model.names import BUILTIN_NAMES, GRADIENT_WORDS, assigned_value, bool_literal, dotted, names_project_gradient_method, partial_target, with_names_replaced
 
 if TYPE_CHECKING:
     from gradlint.model import ModuleModel
@@ -918,9 +918,7 @@ def _predicate(function: ast.AST) -> ast.expr | None:
 
 def _answer(stmt: ast.stmt) -> bool | None:
     """True or False for `return True` / `return False`; None for anything else."""
-    if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, bool):
-        return stmt.value.value
-    return None
+    return bool_literal(stmt.value) if isinstance(stmt, ast.Return) else None
 
 
 def _returns_within(stmt: ast.stmt) -> bool:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, stored_values, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, held_parameter, parameter_defaults, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.flags import set_in_branches
-from gradlint.model.names import dotted, with_names_replaced
+from gradlint.model.names import bool_literal, dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
 
 if TYPE_CHECKING:
@@ -499,7 +499,7 @@ def _truth(context: CallContext, value: ast.expr | None) -> bool | None:
         assigned = context.module.scope(context.scope).assignments.get(value.id, ())
         truths = {_truth(context, s.value) if isinstance(s, ast.Assign) and not isinstance(s.value, ast.Name) else None for s in assigned}
         return truths.pop() if len(truths) == 1 else None
-    return value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
+    return bool_literal(value)
 
 
 def _in_caller(frame: Frame, argument: ast.expr) -> ast.expr | None:

@@ -51,7 +51,7 @@ class Accumulation:
         factor = dotted(self.factor)
         return factor is None or not any(_factor_is_one(g.test, g.holds, factor) for g in event.guards)
 
-    def holds(self, event: Event) -> bool:
+    def in_micro_batch_loop(self, event: Event) -> bool:
         """`event` runs once per micro-batch of the window: inside its micro-batch loop, where
         there is one (a pass before that loop runs once per window)."""
         return self.inner_loop is None or self.inner_loop in event.loops

@@ -152,6 +152,11 @@ def within(name: str, owner: str) -> bool:
     return name == owner or name.startswith(f"{owner}.")
 
 
+def bool_literal(expr: ast.AST | None) -> bool | None:
+    """The value of a `True` / `False` written out; None for anything else."""
+    return expr.value if isinstance(expr, ast.Constant) and isinstance(expr.value, bool) else None
+
+
 def is_literal(expr: ast.AST | None, value: int) -> bool:
     """`expr` is the number `value` written out (`0`, `1`; `True` is no number here)."""
     return isinstance(expr, ast.Constant) and not isinstance(expr.value, bool) and expr.value == value

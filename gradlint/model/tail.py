@@ -54,6 +54,8 @@ class EpochTail:
         loop's header builds)."""
         if self.count is not None:
             return self.count
+        if isinstance(self.source, ast.Call) and dotted(self.source.func) == "zip":  # as long as the shortest
+            return f"min({', '.join(f'len({model.source(a)})' for a in self.source.args)})"
         if isinstance(self.source, ast.Call):
             return f"len({model.source(self.source.func)}(...))"
         return f"len({model.source(self.source)})"
@@ -556,7 +558,7 @@ def _enumerate(model: "ModuleModel", loop: ast.For) -> tuple[str, int | None, as
     # `zip(loader, poisoned_loader)`: as long as the shortest loader (no `len()` of its own)
     zipped = isinstance(source, ast.Call) and dotted(source.func) == "zip" and bool(source.args) and all(dotted(a) is not None for a in source.args)
     if (dotted(source) is None and not built_here and not zipped) or _endless(model, loop, source):
-        return None  # a generator, iter(...), zip(...): its length is not known (a loader built here has one)
+        return None  # a generator, iter(...): its length is not known (a loader built here, a zip of loaders has one)
     index = target.elts[0].id
     counted_up = bool(loop.body) and _counts_one_up(loop.body[0], index)
     if start is not None and counted_up:
@@ -994,13 +996,13 @@ def _skips_before_backward(body: list[ast.stmt], counter: str, loop: "TrainingLo
     derived = _derived_from(body, counter)
     return any(
         isinstance(stmt, ast.If) and stmt.lineno < min(lines) and _reads(stmt.test, derived)
-        and not _bounds_from_above(stmt.test, derived) and not _optional_cap(stmt.test) and not _picks_one(stmt.test, derived)
+        and not _bounds_from_above(stmt.test, derived) and not _optional_cap(stmt.test) and not _skips_one_batch(stmt.test, derived)
         and any(isinstance(n, (ast.Continue, ast.Break)) for s in stmt.body for n in ast.walk(s))
         for stmt in body
     )
 
 
-def _picks_one(test: ast.expr, names: set[str]) -> bool:
+def _skips_one_batch(test: ast.expr, names: set[str]) -> bool:
     """Every comparison of the count in `test` is an equality (`step == len(loader) - 1`): it
     skips one micro-batch, not the micro-batches after the last full window."""
     compared = [n for n in ast.walk(test) if isinstance(n, ast.Compare) and _reads(n, names)]

@@ -37,7 +37,7 @@ class AccumulationWithoutLossScaling(Rule):
         for stepped in model.stepped_by_base:  # an override whose base class steps once it returns
             accumulation = stepped.unit.window_before([stepped.step])
             if accumulation is not None and accumulation.counts_micro_batches:
-                yield from self._check_path(model, stepped.unit, accumulation, [stepped.step])
+                yield from self._check_path(model, stepped.unit, accumulation, stepped)
 
     def _check_framework_micro_step(self, model: ModuleModel, micro_step) -> Iterator[Finding]:
         """An override of a Trainer's `training_step` backpropagating itself: the framework steps
@@ -54,10 +54,15 @@ class AccumulationWithoutLossScaling(Rule):
             fix = None if backward.inlined else _divide_loss(model, backward, micro_step.window)
             yield Finding(self.code, model.span(_where(backward, model)), message, fix)
 
-    def _check_path(self, model: ModuleModel, loop, accumulation, steps_elsewhere=None) -> Iterator[Finding]:
+    def _check_path(self, model: ModuleModel, loop, accumulation, stepped_by_base=None) -> Iterator[Finding]:
+        """`stepped_by_base`: the unit is an override whose base class steps once it returns."""
         factor = factor_text(model, accumulation.factor)
-        steps = steps_elsewhere or [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if accumulation.covers(e)]
-        for backward in [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e) and accumulation.holds(e)]:
+        if stepped_by_base is not None:
+            steps = [stepped_by_base.step]
+            taken = f" (in `{stepped_by_base.stepped_in}`, once `{loop.node.name}` returns)"
+        else:
+            steps, taken = [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if accumulation.covers(e)], ""
+        for backward in [e for e in loop.of(Kind.BACKWARD) if accumulation.covers(e) and accumulation.in_micro_batch_loop(e)]:
             rescaled = any(not r.exclusive_with(backward) for r in loop.of(Kind.GRAD_RESCALE))
             if rescaled or backward.loss_normalized() is not False:
                 continue
@@ -65,12 +70,13 @@ class AccumulationWithoutLossScaling(Rule):
             step = next((e for e in steps if not e.exclusive_with(backward)), steps[0])
             if divides_learning_rate(model, step, accumulation.factor):
                 continue  # the optimizer's rate is divided by the window instead
+            stepping = code(model, step) + taken
             counter = _running_counter(backward)
             if counter is not None:
                 message = (
                     f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
                     f"but the loss is divided by the running count `{model.source(counter)}` (1, 2, ... "
-                    f"within the window), not by `{factor}`: {code(model, step)} applies a sum that weighs "
+                    f"within the window), not by `{factor}`: {stepping} applies a sum that weighs "
                     f"the first micro-batch most, not the gradient of the window's mean loss"
                 )
                 yield Finding(self.code, model.span(_where(backward, model)), message, None)
@@ -79,12 +85,12 @@ class AccumulationWithoutLossScaling(Rule):
                 message = (
                     f"{code(model, backward)} accumulates gradients until `{factor}` samples are "
                     f"seen, but the loss is not divided by the window's number of micro-batches: "
-                    f"{code(model, step)} applies the sum of their gradients, not their mean"
+                    f"{stepping} applies the sum of their gradients, not their mean"
                 )
             else:
                 message = (
                     f"{code(model, backward)} accumulates gradients over `{factor}` micro-batches, "
-                    f"but the loss is not divided by `{factor}`: {code(model, step)} applies the sum "
+                    f"but the loss is not divided by `{factor}`: {stepping} applies the sum "
                     f"of the window's gradients, `{factor}` times the gradient of the mean loss"
                 )
             yield Finding(self.code, model.span(_where(backward, model)), message, self._fix(model, loop, accumulation, backward, factor))

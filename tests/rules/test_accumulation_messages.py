@@ -138,3 +138,11 @@ def test_a_clear_before_the_windows_last_backward_is_told_by_its_own_test():
     (finding,) = check_source(source, "train.py", select=["GL202"])
     assert finding.message.startswith("`optimizer.zero_grad()` runs under `i % accum == 0`, the window test of the step")
     assert "so `optimizer.step()` sees only the last one's" in finding.message
+
+
+def test_gl205_names_the_length_of_zipped_loaders_and_offers_no_fix():
+    """`enumerate(zip(clean, poisoned))` runs as long as the shorter loader; a zip has no len()."""
+    source = TAIL.replace("enumerate(loader)", "enumerate(zip(loader, poisoned_loader))").replace("**batch", "**batch[0]")
+    (finding,) = check_source(source.format(test="(step + 1) % accum == 0"), "train.py", select=["GL205"])
+    assert "when `min(len(loader), len(poisoned_loader))` is not a multiple of `accum`" in finding.message
+    assert finding.fix is None
