@@ -214,6 +214,10 @@ class _Analysis:
                 written = self.last_element_write(expr, scope, line)
                 if written is not None:  # `runner.outputs['loss'] /= self.update_interval`
                     return self.assignment(written, expr, scope, depth + 1)
+                passed = self.passed_element(expr, scope)
+                if passed is not None:
+                    _, caller, caller_scope, caller_line = self.caller
+                    return caller.expr(passed, caller_scope, caller_line, depth + 1)
                 inner = self.name(value, scope, line, depth) if dotted(value) else False
                 if inner is None and isinstance(value, ast.Name):
                     # an entry of a dict of losses over cached micro-batches (`losses["total_loss"]`)
@@ -503,6 +507,16 @@ class _Analysis:
             return None
         is_parameter = scope is not None and any(a.arg == expr.id for a in _parameters(scope))
         return self.caller[0].get(expr.id) if is_parameter else None
+
+    def passed_element(self, element: ast.Subscript, scope: ast.AST) -> ast.Subscript | None:
+        """`batch[loss_name]` in a helper its caller hands the dict and the key's literal
+        (`self.make_step(batch, "disc_loss")`): the caller's `batch["disc_loss"]`, which the caller
+        may have divided in place before the call."""
+        container = self.passed(element.value, scope)
+        key = self.passed(element.slice, scope) if isinstance(element.slice, ast.Name) else element.slice
+        if container is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return None
+        return ast.copy_location(ast.Subscript(container, key, ast.Load()), element)
 
     def yielded_share(self, factor: ast.expr, scope: ast.AST, line: int) -> bool:
         """`for micro, weight in self._iter_micro_batches(batch):` then `loss * weight`, where the
