@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scoring import (
     FOUNDING,
+    MODULE,
     Entry,
     Finding,
     Outcome,
@@ -45,6 +46,11 @@ def build_spans(root: Path, entries: list[Entry]) -> tuple[list[Span], list[str]
         places += [(*r.split("::", 1), None) for r in entry.related]
         for path, function, line in places:
             file = root / entry.checkout / path
+            if path.endswith(".ipynb") and function == MODULE:
+                # a notebook's findings name lines of its cells, not of the .ipynb file (a minified
+                # one is a single line): its top-level loop is judged as the whole notebook
+                spans.append(Span(entry.id, f"{entry.checkout}/{path}", 1, sys.maxsize))
+                continue
             try:
                 # utf-8-sig: a file may open with a byte-order mark, which ast rejects
                 start, end = function_span(file.read_text(encoding="utf-8-sig"), function, line)

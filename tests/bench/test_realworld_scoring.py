@@ -206,6 +206,19 @@ def test_spans_are_found_in_a_file_that_opens_with_a_byte_order_mark(tmp_path):
     assert [(s.start, s.end) for s in spans] == [(11, 14)]
 
 
+def test_a_minified_notebook_loop_holds_the_lines_of_its_cells(tmp_path):
+    """A notebook saved as one line of JSON: gradlint reports cell lines, which must still land
+    in the notebook's top-level loop."""
+    score = _load("score")
+    loop = entry("nb", path="train.ipynb", function="<module>", line=1)
+    file = tmp_path / loop.checkout / "train.ipynb"
+    file.parent.mkdir(parents=True)
+    file.write_text('{"cells": [{"cell_type": "code", "source": ["import torch\\n"]}], "nbformat": 4}')
+    spans, problems = score.build_spans(tmp_path, [loop])
+    assert problems == []
+    assert spans[0].holds(f"{loop.checkout}/train.ipynb", 60)
+
+
 def test_the_report_lists_the_findings_outside_every_judged_loop():
     score_script = _load("score")
     entries = [entry("a", expected=["GL201"])]
