@@ -67,6 +67,9 @@ class ProjectResolver(Protocol):
     def callers(self, module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
         """Calls of `function` (defined in `module`) from other modules of the project."""
 
+    def instantiations(self, module: "ModuleModel", cls: ast.ClassDef) -> list[tuple[ast.Call, CallContext]]:
+        """`Class(...)` calls building `cls` (defined in `module`) in other modules of the project."""
+
     def gradient_names(self, module: "ModuleModel", reaching_backward: bool = False) -> set[str]:
         """Local names under which `module` calls project code that touches gradients (or that
         reaches a backward call), so the model reads the lines that call them."""
@@ -801,16 +804,13 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
         if name is None:
             return []
         cls = module.parents.enclosing_class(function) if name == "__init__" else None
+        if cls is not None:  # `Trainer(model, ...)` runs Trainer.__init__
+            return instantiations(module, cls)
         found = []
-        picked = module.alias_calls(name) if cls is None and name in module.functions else []
-        calls = module.calls_named(cls.name) if cls is not None else [*module.calls_named(name), *module.partials_of(name), *picked]
-        for call, stmt in calls:
+        picked = module.alias_calls(name) if name in module.functions else []
+        for call, stmt in [*module.calls_named(name), *module.partials_of(name), *picked]:
             scope = module.parents.scope_of(stmt)
             context = CallContext(module, scope, class_of_scope(module, scope), stmt)
-            if cls is not None:  # `Trainer(model, ...)` runs Trainer.__init__
-                if class_of_instance(module, call) == (module, cls):
-                    found.append((call, context))
-                continue
             if (call, stmt) in picked:  # `train = pretrain if ... else finetune`, then `train(...)`
                 found.append((call, context))
                 continue
@@ -820,12 +820,52 @@ def callers(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, Ca
         if module.project is not None:
             found.extend(module.project.callers(module, function))
         owner = module.parents.enclosing_class(function)
-        if owner is not None and cls is None:
+        if owner is not None:
             found.extend(inherited_self_calls(module, owner, name))
         found.extend(_calls_of_made_closure(module, function))
         return found
 
     return module.memo(("callers", id(function)), compute, while_computing=[])
+
+
+def instantiations(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple[ast.Call, CallContext]]:
+    """`Class(...)` calls building `cls`, in its module and in the project's others (§2.3)."""
+
+    def compute():
+        found = []
+        for call, stmt in module.calls_named(cls.name):
+            if class_of_instance(module, call) == (module, cls):
+                scope = module.parents.scope_of(stmt)
+                found.append((call, CallContext(module, scope, class_of_scope(module, scope), stmt)))
+        if module.project is not None:
+            found.extend(module.project.instantiations(module, cls))
+        return found
+
+    return module.memo(("instantiations", id(cls)), compute, while_computing=[])
+
+
+def constructing_init(module: "ModuleModel", cls: ast.ClassDef) -> Callee | None:
+    """The `__init__` that building `cls` runs with the constructor's arguments: its own, or the
+    nearest base class's when it has none or hands them all on (`def __init__(self, *args,
+    **kwargs): super().__init__(*args, **kwargs)`)."""
+    for owner_module, owner in class_hierarchy(module, cls):
+        init = owner_module.methods(owner).get("__init__")
+        if init is not None and not _forwards_every_argument(init):
+            return Callee(owner_module, init, owner)
+    return None
+
+
+def _forwards_every_argument(init: ast.FunctionDef) -> bool:
+    arguments = init.args
+    if len(arguments.args) != 1 or arguments.kwonlyargs or arguments.vararg is None or arguments.kwarg is None:
+        return False
+    star, double = arguments.vararg.arg, arguments.kwarg.arg
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"
+        and [dotted(a.value) for a in node.args if isinstance(a, ast.Starred)] == [star]
+        and [dotted(k.value) for k in node.keywords if k.arg is None] == [double]
+        for node in ast.walk(init)
+    )
 
 
 def _calls_of_made_closure(module: "ModuleModel", function: ast.AST) -> list[tuple[ast.Call, CallContext]]:
@@ -946,10 +986,18 @@ def constructor_attributes(module: "ModuleModel", cls: ast.ClassDef) -> list[str
     parameters = parameter_names(init)
     found = []
     for attribute, values in module.class_attributes(cls).items():
-        given = [v for v in values if isinstance(v, ast.Name) and v.id in parameters]
+        given = [v for v in values if given_parameter(v, parameters)]
         if len(given) == 1 and all(v is given[0] or _hands_along(v, attribute) for v in values):
             found.append(attribute)
     return found
+
+
+def given_parameter(value: ast.expr, parameters) -> str | None:
+    """The parameter a value is: `model`, or `model.to(device)` (`cuda()`, `float()` ... hand
+    back the module itself)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in RETURNS_SELF:
+        value = value.func.value
+    return value.id if isinstance(value, ast.Name) and value.id in parameters else None
 
 
 def _hands_along(value: ast.expr, attribute: str) -> bool:
@@ -968,18 +1016,23 @@ def constructor_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: s
     """The `__init__` parameter `self.<attribute>` is set to, when it is a constructor attribute."""
     if attribute not in constructor_attributes(module, cls):
         return None
-    return next(v.id for v in module.class_attributes(cls)[attribute] if isinstance(v, ast.Name))
+    parameters = parameter_names(module.methods(cls)["__init__"])
+    return next(given for v in module.class_attributes(cls)[attribute] if (given := given_parameter(v, parameters)))
 
 
 def held_parameter(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -> str | None:
     """The `__init__` parameter `self.<attribute>` is set to, where any other assignment of it
-    is a call (handing it along, or setting it anew: the best model reloaded after training)."""
-    init = module.methods(cls).get("__init__")
+    is a call (handing it along, or setting it anew: the best model reloaded after training).
+    The `__init__` is the one building `cls` runs, a base class's where it inherits it."""
+    init = constructing_init(module, cls)
+    if init is None:
+        return None
+    parameters = parameter_names(init.function)
     values = module.class_attributes(cls).get(attribute, [])
-    given = [v for v in values if isinstance(v, ast.Name) and init is not None and v.id in parameter_names(init)]
+    given = [v for v in values if given_parameter(v, parameters)]
     if len(given) != 1 or not all(v is given[0] or isinstance(v, ast.Call) for v in values):
         return None
-    return given[0].id
+    return given_parameter(given[0], parameters)
 
 
 def constructed_with(module: "ModuleModel", cls: ast.ClassDef | None, attribute: str) -> list[ast.expr]:

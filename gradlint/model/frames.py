@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, stored_values, bind_arguments, callers, class_hierarchy, class_of_instance, constructor_attributes, constructor_parameter, held_parameter, parameter_defaults, parameter_names, resolve_callee, subclasses_of
+from gradlint.model.callees import RETURNS_SELF, CallContext, Callee, stored_values, bind_arguments, callers, class_hierarchy, class_of_instance, constructing_init, instantiations, constructor_attributes, constructor_parameter, given_parameter, held_parameter, parameter_defaults, parameter_names, resolve_callee, subclasses_of
 from gradlint.model.flags import set_in_branches
 from gradlint.model.names import bool_literal, dotted, with_names_replaced
 from gradlint.model.roles import Role, classify_constructor, either
@@ -402,15 +402,31 @@ def constructor_role(module: "ModuleModel", cls: ast.ClassDef, attribute: str) -
     """The role of `self.<attribute>` set in `__init__` to its parameter: what every
     `Trainer(ddp_model, ...)` passes for it. Set again elsewhere from a call (the best model
     reloaded after training, `self.model = AdaptiveModel.load(...)`), it holds either (`either`)."""
-    parameter = constructor_parameter(module, cls, attribute)
+    init = constructing_init(module, cls)
+    if init is None:
+        return None
+    parameter = constructor_parameter(init.module, init.cls, attribute)
     if parameter is not None:
-        return parameter_roles(module, module.methods(cls)["__init__"]).get(parameter)
+        return _construction_roles(module, cls, init).get(parameter)
     parameter = held_parameter(module, cls, attribute)
     if parameter is None:
         return None
-    passed = parameter_roles(module, module.methods(cls)["__init__"]).get(parameter)
-    set_anew = [v for v in module.class_attributes(cls)[attribute] if not (isinstance(v, ast.Name) and v.id == parameter)]
+    passed = _construction_roles(module, cls, init).get(parameter)
+    set_anew = [v for v in module.class_attributes(cls)[attribute] if given_parameter(v, {parameter}) is None]
     return functools.reduce(either, [_constructed_role(module, v) for v in set_anew], passed)
+
+
+def _construction_roles(module: "ModuleModel", cls: ast.ClassDef, init: Callee) -> dict[str, Role]:
+    """Roles of the parameters of the `__init__` building `cls` runs: its own (whoever calls
+    it), or a base class's, which only the constructions of `cls` bind (`CausalTrainer(ddp_model,
+    ...)` running `BaseTrainer.__init__`)."""
+    if init.cls is cls:
+        return parameter_roles(module, init.function)
+    return module.memo(
+        ("construction roles", id(cls)),
+        lambda: _agreed_roles((call, context, init) for call, context in instantiations(module, cls)),
+        while_computing={},
+    )
 
 
 def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]:
@@ -421,17 +437,25 @@ def parameter_roles(module: "ModuleModel", function: ast.AST) -> dict[str, Role]
         return {}
 
     def compute() -> dict[str, Role]:
-        found: dict[str, set] = {}
         constructed = module.parents.enclosing_class(function) if function.name == "__init__" else None
-        for call, context in callers(module, function):
-            callee = Callee(module, function, constructed or bound_class(module, function, call))
-            caller = Frame(context.module, context.scope, context.cls)
-            for param, argument in bind_arguments(callee, call).items():
-                found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
-        agreed = {p: functools.reduce(either, roles) for p, roles in found.items()}
-        return {p: role for p, role in agreed.items() if role is not None}
+        return _agreed_roles(
+            (call, context, Callee(module, function, constructed or bound_class(module, function, call)))
+            for call, context in callers(module, function)
+        )
 
     return module.memo(("parameter roles", id(function)), compute, while_computing={})
+
+
+def _agreed_roles(calls) -> dict[str, Role]:
+    """What the calls `(call, context, callee)` pass for each parameter of their callee, where
+    they agree (see `either`)."""
+    found: dict[str, set] = {}
+    for call, context, callee in calls:
+        caller = Frame(context.module, context.scope, context.cls)
+        for param, argument in bind_arguments(callee, call).items():
+            found.setdefault(param, set()).add(role_in_frame(caller, argument) or _constructed_role(context.module, argument))
+    agreed = {p: functools.reduce(either, roles) for p, roles in found.items()}
+    return {p: role for p, role in agreed.items() if role is not None}
 
 
 def value_outside(frame: Frame, name: str) -> ast.expr | None:

@@ -1200,14 +1200,51 @@ class ProjectContext:
     def callers(self, module: "ModuleModel", function: ast.AST) -> "list[tuple[ast.Call, CallContext]]":
         """Calls of `function` (of the module this context belongs to) in other project
         modules: only modules whose summary shows a call of it are parsed."""
-        from gradlint.model.callees import CallContext, class_of_instance, class_of_scope, made_by_factory, possible_methods, resolve_called
+        from gradlint.model.callees import made_by_factory, possible_methods, resolve_called
 
         if self.project is None or not isinstance(function, FUNCTIONS):
             return []
-        self.project.adopt(self.path, module)
         cls = module.parents.enclosing_class(function)
-        constructor = cls is not None and function.name == "__init__"
-        name = cls.name if constructor else f"{cls.name}.{function.name}" if cls else function.name
+        if cls is not None and function.name == "__init__":
+            return self.instantiations(module, cls)
+
+        def runs(caller: "ModuleModel", call: ast.Call, context: "CallContext", bound_here: bool) -> bool:
+            if bound_here:
+                return True  # the caller's summary bound the name to this function there
+            callee = resolve_called(caller, call, context)
+            if callee is not None:
+                return callee.function is function
+            return any(m.function is function for m in possible_methods(caller, call, context)) or (
+                # `model = build_model(opt)` from a registry: any of its classes may run
+                isinstance(call.func, ast.Attribute) and made_by_factory(caller, call.func.value, context)
+                and _fits(function, call, method=True)
+            )
+
+        found = self._calls_at_sites(module, f"{cls.name}.{function.name}" if cls else function.name, runs, aliases=True)
+        if not found and cls is not None:
+            found = self._delegated_callers(function)
+        return found
+
+    def instantiations(self, module: "ModuleModel", cls: ast.ClassDef) -> "list[tuple[ast.Call, CallContext]]":
+        """`Class(...)` calls building `cls` in other project modules."""
+        from gradlint.model.callees import class_of_instance
+
+        if self.project is None:
+            return []
+
+        def builds(caller: "ModuleModel", call: ast.Call, context: "CallContext", bound_here: bool) -> bool:
+            made = class_of_instance(caller, call)
+            return made is not None and made[1] is cls
+
+        return self._calls_at_sites(module, cls.name, builds, aliases=False)
+
+    def _calls_at_sites(self, module: "ModuleModel", name: str, runs, aliases: bool) -> "list[tuple[ast.Call, CallContext]]":
+        """The calls, in the modules the caller index names for `name`, that `runs(caller, call,
+        context, bound_here)` accepts; `aliases`: also calls through a name a caller binds the
+        function to (`train = pretrain if ... else finetune`)."""
+        from gradlint.model.callees import CallContext, class_of_scope
+
+        self.project.adopt(self.path, module)
         found = []
         sites = self._index().callers(self.path, name)
         # each caller once, under the name it calls the function by (`t` for `import ... as t`);
@@ -1217,28 +1254,13 @@ class ProjectContext:
             if caller is None:
                 continue
             called_as, alternate, _ = called_as.partition(ALTERNATE)
-            picked = caller.alias_calls(called_as) if not constructor else []
+            picked = caller.alias_calls(called_as) if aliases else []
             for call, stmt in [*caller.calls_named(called_as), *caller.partials_of(called_as), *picked]:
                 scope = caller.parents.scope_of(stmt)
                 context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
-                if constructor:
-                    made = class_of_instance(caller, call)
-                    runs = made is not None and made[1] is cls
-                elif alternate or (call, stmt) in picked:
-                    runs = True  # the caller's summary bound the name to this function there
-                else:
-                    callee = resolve_called(caller, call, context)
-                    runs = (callee.function is function) if callee is not None else any(
-                        m.function is function for m in possible_methods(caller, call, context)
-                    ) or (  # `model = build_model(opt)` from a registry: any of its classes may run
-                        isinstance(call.func, ast.Attribute) and made_by_factory(caller, call.func.value, context)
-                        and _fits(function, call, method=True)
-                    )
-                if runs:
+                if runs(caller, call, context, bool(alternate) or (call, stmt) in picked):
                     self._note(path)
                     found.append((call, context))
-        if not found and cls is not None and not constructor:
-            found = self._delegated_callers(function)
         return found
 
     def _delegated_callers(self, function: ast.FunctionDef) -> "list[tuple[ast.Call, CallContext]]":

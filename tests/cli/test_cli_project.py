@@ -4805,3 +4805,79 @@ def test_an_override_that_backpropagates_slices_before_its_base_class_steps(work
     run = gradlint("check", "--no-cache", "--format", "concise", ".")
     assert codes(run) == expected, run
     assert not expected or "unet_train_util.py:21:" in run.stdout and "`TrainLoop.run_step`, once `forward_backward` returns" in run.stdout, run
+
+
+LM_BASE_TRAINER = """
+import torch
+
+
+class BaseTrainer:
+    def __init__(self, model, optimizer, train_loader, device="cuda", grad_accum_steps=1):
+        self.model = model.to(device)
+        self.optimizer = optimizer
+        self.batches = iter(train_loader)
+        self.grad_accum_steps = grad_accum_steps
+        self.scaler = torch.amp.GradScaler("cuda")
+
+    def backward(self, loss):
+        self.scaler.scale(loss / self.grad_accum_steps).backward()
+
+    def optimizer_step(self):
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+"""
+
+LM_CAUSAL_TRAINER = """
+import contextlib
+
+from lm.core import BaseTrainer
+
+
+class CausalTrainer(BaseTrainer):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+    def train_step(self):
+        for micro_step in range(self.grad_accum_steps):
+            batch = next(self.batches)
+            last = micro_step == self.grad_accum_steps - 1
+            with {sync}:
+                loss = self.model(batch["input_ids"], labels=batch["labels"])
+                self.backward(loss)
+        self.optimizer_step()
+"""
+
+LM_TRAIN_SCRIPT = """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+from lm.trainers.causal import CausalTrainer
+
+
+def main(cfg, model, loader, rank):
+    model = DistributedDataParallel(model.cuda(rank), device_ids=[rank])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+    trainer = CausalTrainer(model, optimizer, loader, grad_accum_steps=cfg.grad_accum_steps)
+    for _ in range(cfg.max_iterations):
+        trainer.train_step()
+"""
+
+
+@pytest.mark.parametrize("sync, expected", [
+    ("contextlib.nullcontext()", [("causal.py", "GL401"), ("train.py", "GL401")]),
+    ("contextlib.nullcontext() if last else self.model.no_sync()", []),
+])
+def test_a_ddp_model_given_to_a_subclass_reaches_the_base_class_constructor(workdir, gradlint, sync, expected):
+    """The script builds the causal-LM trainer with its DDP model; the subclass hands every
+    argument on to the base class's constructor in another module, which moves the model to the
+    device and keeps it on `self.model`: the subclass's micro-batch loop runs a DDP model."""
+    project(workdir, {
+        "lm/__init__.py": "",
+        "lm/core.py": LM_BASE_TRAINER,
+        "lm/trainers/__init__.py": "",
+        "lm/trainers/causal.py": LM_CAUSAL_TRAINER.format(sync=sync),
+        "train.py": LM_TRAIN_SCRIPT,
+    })
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert codes(run) == expected, run

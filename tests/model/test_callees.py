@@ -244,6 +244,9 @@ class OtherModules:
     def callers(self, module, function):
         return []
 
+    def instantiations(self, module, cls):
+        return []
+
     def gradient_names(self, module, reaching_backward=False):
         return {"backward_and_clip"}
 
