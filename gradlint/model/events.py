@@ -267,19 +267,21 @@ class _Entry:
         )
 
 
-def unit_events(model: "ModuleModel", unit: ast.AST) -> list[Event]:
+def unit_events(model: "ModuleModel", unit: ast.AST, instance: "Callee | None" = None) -> list[Event]:
     """The events of a loop's (or function's) body, walked once per module: the loops inside
     a walked unit get theirs from its walk (an epoch loop, its batch loop and the function
-    around them are one walk, helpers followed once)."""
+    around them are one walk, helpers followed once). `instance`: a method of the subclass
+    whose object runs a base class's loop (`BaseTrainer._train_epoch` calling `self.process_batch`,
+    which only the subclass defines): the loop as it runs on that object."""
 
     def compute() -> list[Event]:
-        walker = EventWalker(model, unit)
+        walker = EventWalker(model, unit, instance)
         events = walker.walk(unit.body)
-        for loop, nested in walker.nested_units():
+        for loop, nested in walker.nested_units() if instance is None else ():
             model.memo(("events", id(loop)), lambda: nested)
         return events
 
-    return model.memo(("events", id(unit)), compute)
+    return model.memo(("events", id(unit)) if instance is None else ("events", id(unit), id(instance.cls)), compute)
 
 
 class EventWalker:
@@ -291,12 +293,13 @@ class EventWalker:
     their parameters bound to the caller's arguments.
     """
 
-    def __init__(self, model: "ModuleModel", unit: ast.AST):
+    def __init__(self, model: "ModuleModel", unit: ast.AST, instance: Callee | None = None):
         self.model = model
         unit_scope = unit if isinstance(unit, FUNCTION_TYPES) else model.parents.scope_of(unit)
         self.events: list[Event] = []
         self.state = _State()
         self.frame = Frame(model, unit_scope, class_of_scope(model, unit_scope))
+        self.instance = instance  # the subclass's method the object runs this loop for (unit_events)
         self.nested: list[tuple[ast.stmt, _Entry, int]] = []  # loops of the unit's own code
         self.followed: list[ast.AST] = []  # functions walked, in order
         # calls not followed: None for depth, else the function, being walked already
@@ -436,7 +439,18 @@ class EventWalker:
             del self.state.guards[len(self.state.guards) - len(taken):]
 
     def _may_hold_events(self, first: int, last: int) -> bool:
-        return self.frame.module.may_hold_events(first, last) or self._names_ddp_parameter(first, last)
+        return (
+            self.frame.module.may_hold_events(first, last) or self._names_ddp_parameter(first, last)
+            or self.instance is not None and self.frame.caller is None  # the one call the module cannot see into
+        )
+
+    def _subclass_method(self, call: ast.Call) -> Callee | None:
+        """`self.process_batch(...)` in the loop's own code, walked for an object of the subclass
+        (`instance`) whose method it is: that method, the one Python runs."""
+        func = call.func
+        if self.instance is None or self.frame.caller is not None or not (isinstance(func, ast.Attribute) and _is_self(func.value)):
+            return None
+        return find_method(self.instance.module, self.instance.cls, func.attr) if func.attr == self.instance.function.name else None
 
     def _names_ddp_parameter(self, first: int, last: int) -> bool:
         """Whether the lines mention a DDP model the module-wide prefilter cannot know: a
@@ -810,7 +824,7 @@ class EventWalker:
         """Walk the function `call` runs, when the model can resolve it; True when it did. With
         `stmt`, a clipping object's method (`grad_clipper.step(params)`) is recorded as a clip."""
         frame = self.frame
-        callee = resolve_callee(frame.module, call, frame.context)
+        callee = self._subclass_method(call) or resolve_callee(frame.module, call, frame.context)
         if callee is None:
             return False
         if stmt is not None and _clipper_method(callee):

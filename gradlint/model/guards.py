@@ -18,6 +18,9 @@ SWITCH_WORDS = frozenset({
 })
 # how deep a test is taken apart: flags resolved to what they stand for, nested `and`/`or`
 MAX_TEST_DEPTH = 5
+# calls whose answer is fixed for the whole run (`torch.cuda.is_available()`, `dist.get_rank()`):
+# a test of them is a setting's test
+SETUP_QUESTIONS = frozenset({"is_available", "is_initialized", "is_bf16_supported", "get_world_size", "get_rank", "device_count"})
 COMPARISONS = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Gt: operator.gt,
     ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -270,12 +273,21 @@ def _positive(test: ast.expr, holds: bool) -> tuple[ast.expr, bool]:
 
 
 def _is_flag(test: ast.expr) -> bool:
-    """A test of settings only (names, attributes, constants, `not`, `and`/`or`, comparisons):
-    no call, subscript or arithmetic whose value could change between two tests of it."""
+    """A test of settings only (names, attributes, constants, `not`, `and`/`or`, comparisons,
+    questions about the run's set-up such as `torch.cuda.is_available()`): no other call,
+    subscript or arithmetic whose value could change between two tests of it."""
     return all(
         isinstance(node, (ast.Name, ast.Attribute, ast.Constant, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Load,
                           ast.Not, ast.And, ast.Or, ast.cmpop))
+        or _asks_the_setup(node)
         for node in ast.walk(test)
+    )
+
+
+def _asks_the_setup(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call) and not node.args and not node.keywords
+        and isinstance(node.func, ast.Attribute) and node.func.attr in SETUP_QUESTIONS
     )
 
 

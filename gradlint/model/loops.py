@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
-from gradlint.model.callees import CallContext, callers, class_named, class_of_instance, class_of_scope, constructed_with, parameter_names, passed_to_base_init, resolve_callee
+from gradlint.model.callees import Callee, CallContext, callers, class_named, class_of_instance, class_of_scope, constructed_with, parameter_names, passed_to_base_init, resolve_callee
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, has_modulo, is_tail_test, modulo_part, negated_source, switches_off
@@ -324,13 +324,17 @@ class TrainingLoop:
         if not isinstance(self.node, FUNCTIONS):
             return []
         views = []
+        cls = self.model.parents.enclosing_class(self.node)
         for _, context in callers(self.model, self.node):
             module = context.module
             around = next(
                 (n for n in module.parents.chain(context.statement)[1:] if isinstance(n, LOOPS)), context.scope
             ) if context.statement is not None else context.scope
+            # a base class's loop calling the override on `self`: run on an object of this class
+            inherited = cls is not None and context.cls is not None and context.cls is not cls
+            instance = Callee(self.model, self.node, cls) if inherited else None
             if isinstance(around, LOOPS + FUNCTIONS):
-                views.append(TrainingLoop(module, around, unit_events(module, around)))
+                views.append(TrainingLoop(module, around, unit_events(module, around, instance)))
         return views
 
     def provided_by_callers(self, *kinds: Kind) -> bool:
@@ -744,9 +748,16 @@ def _handed_to_setattr(module: "ModuleModel", expr: ast.expr, scope: ast.AST, li
 
 
 def _factor_is_one(test: ast.expr, holds: bool, factor: str) -> bool:
-    """Whether `test` being `holds` means the accumulation factor is 1."""
+    """Whether `test` being `holds` means the accumulation factor is 1, or unset (`if n is not
+    None: loss / n ... else:` backpropagates the whole loss only where there is no window)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _factor_is_one(test.operand, not holds, factor)
+    if dotted(test) == factor:  # `if accum_steps:` false: None or 0
+        return not holds
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) and (
+        dotted(test.left) == factor and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+    ):
+        return holds == isinstance(test.ops[0], ast.Is)
     if isinstance(test, ast.BoolOp):
         conjunction = isinstance(test.op, ast.And)
         if conjunction == holds:  # `a and b` true, or `a or b` false: every part is as tested

@@ -69,7 +69,12 @@ def unsynced_step(loop: "TrainingLoop") -> UnsyncedStep | None:
     step = phase(guard.test) if guard is not None and guard.holds else None
     if step is None or not step.equal:
         return None
+    backwards = loop.of(Kind.BACKWARD)
     for switch in loop.of(Kind.NO_SYNC):
+        if _sets_flag(switch) and (_turns_on(switch) or backwards and all(b.order < switch.order for b in backwards)):
+            # the flag holds until set again: set true, it syncs every micro-batch after it until
+            # the step's reset; set false after the backward, it is the next window's
+            continue
         test, switched_when = _switch_test(switch)
         sync = phase(test) if test is not None else None
         if sync is None or (sync.counter, sync.factor) != (step.counter, step.factor):
@@ -103,10 +108,21 @@ def _switch_test(switch: Event) -> tuple[ast.expr | None, bool]:
             if any(n is switch.node for n in ast.walk(node.orelse)):
                 return node.test, False
     stmt = switch.stmt
-    if isinstance(stmt, ast.Assign) and any(t is switch.node for t in stmt.targets) and not isinstance(stmt.value, ast.Constant):
+    if _sets_flag(switch) and not isinstance(stmt.value, ast.Constant):
         return stmt.value, False  # `model.require_backward_grad_sync = test`: syncs where it holds
     guard = switch.guards[-1] if switch.guards else None
     return (guard.test, guard.holds) if guard is not None and isinstance(guard.node, ast.If) else (None, False)
+
+
+def _sets_flag(switch: Event) -> bool:
+    """`model.require_backward_grad_sync = ...`: a switch that holds until set again."""
+    stmt = switch.stmt
+    return isinstance(stmt, ast.Assign) and any(t is switch.node for t in stmt.targets)
+
+
+def _turns_on(switch: Event) -> bool:
+    """`model.require_backward_grad_sync = True`."""
+    return isinstance(switch.stmt.value, ast.Constant) and switch.stmt.value.value is True
 
 
 def _counter_and_offset(expr: ast.expr) -> tuple[str | None, int]:

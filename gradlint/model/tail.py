@@ -20,6 +20,7 @@ from gradlint.model.callees import FUNCTIONS, CallContext, Callee, bind_argument
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Event, Kind, manual_optimization
 from gradlint.model.flags import zero_test_of
+from gradlint.model.grad_mode import turns_off
 from gradlint.model.guards import has_modulo
 from gradlint.model.frames import bound_class, handed_over, passed_for
 from gradlint.model.names import dotted
@@ -99,10 +100,11 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     if counted is None:
         return None
     counter, start, source, restarts = counted
-    if _breaks_on(node.body, counter, ends_at=source) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop):
+    lengths = _lengths_of(model, node, source)
+    if _breaks_on(node.body, counter, ends_at=source, lengths=lengths) or _skips_before_backward(node.body, counter, loop) or _steps_after(model, node, loop):
         return None
     if _single_pass(model, node) and (
-        _breaks_on(node.body, counter, _counted_up(node), ends_at=source) or _leaves_when_stepping(accumulation.guard.node)
+        _breaks_on(node.body, counter, _counted_up(node), ends_at=source, lengths=lengths) or _leaves_when_stepping(accumulation.guard.node)
     ):
         return None  # one pass that stops at a budget of updates: the run ends at a step
     if source is not None and (_asserts_whole_windows(model, node, source) or _sized_to_the_window(model, node, source, accumulation.factor)):
@@ -127,18 +129,47 @@ def epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> EpochTail | None:
     return EpochTail(counter, start, source, cleared, count=count, restarts=restarts, sized=sized, unreached_flush=unreached, start_passed=passed)
 
 
+def callers_epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> "tuple[TrainingLoop, EpochTail] | None":
+    """A step function that tests its own window, called from one loop over the epoch (a base
+    class's `_train_epoch` handing each batch, and its index or the window's flag, to the
+    subclass's `process_batch`): that loop, seen with the function's events inside, and its
+    tail. None for loops, or where no caller's loop (or several) has a tail to read; a caller
+    whose tail cannot be read (an evaluation loop under `no_grad`, a loop capped at a count of
+    batches) leaves the other's."""
+    if not isinstance(loop.node, ast.FunctionDef) or loop.accumulation is None or loop.accumulation.guard is None:
+        return None
+    tails = [
+        (view, tail) for view in loop.callers
+        if isinstance(view.node, ast.For) and view.accumulation is not None and view.accumulation.guard is not None
+        and view.accumulation.guard.node is loop.accumulation.guard.node  # the function's own window test
+        and not _under_no_grad(view)  # not an evaluation
+        and (tail := epoch_tail(view.model, view)) is not None
+    ]
+    return tails[0] if len(tails) == 1 else None
+
+
+def _under_no_grad(loop: "TrainingLoop") -> bool:
+    """The loop runs inside `with torch.no_grad():` (an evaluation epoch calling the same step)."""
+    return any(
+        isinstance(n, (ast.With, ast.AsyncWith)) and any(turns_off(loop.model, item.context_expr) for item in n.items)
+        for n in loop.model.parents.chain(loop.node)[1:]
+    )
+
+
 def _handed_the_index(model: "ModuleModel", loop: "TrainingLoop", counters: frozenset[str], index: str) -> bool:
     """The window's test is a step method's, on a parameter every call of it from the loop
     passes the loop's index for (`self.train_step(batch, accumulation_step=step)` testing
     `(accumulation_step + 1) % N == 0`)."""
     guard = loop.accumulation.guard
-    function = model.parents.scope_of(guard.node) if guard.node in model.parents.parent else None
+    steps = [e for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if e.site is not None and guard in e.guards]
+    owner = steps[0].module if steps and steps[0].module is not None else model  # the step method's (a subclass's)
+    function = owner.parents.scope_of(guard.node) if guard.node in owner.parents.parent else None
     if len(counters) != 1 or not isinstance(function, FUNCTIONS) or not counters <= parameter_names(function):
         return False
     (counter,) = counters
-    sites = {id(e.site): e.site for e in loop.of(Kind.STEP, Kind.SCALER_STEP) if e.site is not None and guard in e.guards}
+    sites = {id(e.site): e.site for e in steps}
     return bool(sites) and all(
-        dotted(bind_arguments(Callee(model, function, bound_class(model, function, site)), site).get(counter)) == index
+        dotted(bind_arguments(Callee(owner, function, bound_class(owner, function, site)), site).get(counter)) == index
         for site in sites.values()
     )
 
@@ -874,12 +905,15 @@ def _counted_up(loop: ast.For) -> set[str]:
     }
 
 
-def _breaks_on(body: list[ast.stmt], counter: str, counts: set[str] = frozenset(), ends_at: ast.expr | None = None) -> bool:
+def _breaks_on(
+    body: list[ast.stmt], counter: str, counts: set[str] = frozenset(), ends_at: ast.expr | None = None, lengths: set[str] = frozenset(),
+) -> bool:
     """A `break` of this loop (not of a loop nested in it) whose nearest test reads the
     micro-batch index: the loop stops itself at a count of micro-batches, and the tail may never
     be read. A break on something else (a global step budget, even tested inside the boundary's
     branch) leaves every other epoch's tail, as does one at the length of `ends_at`, what the loop
-    iterates (`if i + 1 >= len(loader): break` ends it where it ends anyway). The index may be
+    iterates (`if i + 1 >= len(loader): break` ends it where it ends anyway), or at a name set
+    to that length (`lengths`: `self.epoch_len = len(self.train_dataloader)`). The index may be
     read through a name the body derives from it (`step = batch_idx // accum; if step ==
     max_steps: break`); `counts` are other names whose test counts (an update budget, for a loop
     run once)."""
@@ -893,9 +927,28 @@ def _breaks_on(body: list[ast.stmt], counter: str, counts: set[str] = frozenset(
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(node, ast.If):
-            counted = _compares(node.test, derived) and not (natural_end and _sized_by(node.test, natural_end)) and not _optional_cap(node.test)
+            counted = _compares(node.test, derived) and not (natural_end and _sized_by(node.test, natural_end)) and not (
+                _optional_cap(node.test) or any(dotted(n) in lengths for n in ast.walk(node.test) if isinstance(n, (ast.Name, ast.Attribute)))
+            )
         stack.extend((n, counted) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
     return False
+
+
+def _lengths_of(model: "ModuleModel", loop: ast.For, source: ast.expr | None) -> set[str]:
+    """Attributes of `self` that the class sets to `len(source)` (`self.epoch_len =
+    len(self.train_dataloader)`, where no length is given): the loop's natural end by another name."""
+    name = dotted(source) if source is not None else None
+    cls = model.parents.enclosing_class(model.parents.scope_of(loop)) if name else None
+    if cls is None:
+        return set()
+    def measures(value: ast.expr) -> bool:
+        if isinstance(value, ast.IfExp):  # `len(loader) if epoch_len is None else epoch_len`
+            return measures(value.body) or measures(value.orelse)
+        measured = value.args[0] if isinstance(value, ast.Call) and dotted(value.func) == "len" and len(value.args) == 1 else None
+        # `len(self.train_dataloader)`, or `len(train_dataloader)` of the parameter `__init__` keeps there
+        return measured is not None and (dotted(measured) == name or isinstance(measured, ast.Name) and f"self.{measured.id}" == name)
+
+    return {f"self.{attribute}" for attribute, values in model.class_attributes(cls).items() if any(map(measures, values))}
 
 
 def _optional_cap(test: ast.expr) -> bool:

@@ -12,7 +12,7 @@ from gradlint.model.guards import negated_source, window_part
 from gradlint.model.loops import excluded_off_boundary
 from gradlint.model.learning_rates import moved_on_purpose
 from gradlint.model.prepared import accumulating_accelerator, events_in_accelerate_windows, is_prepared, schedule_counts_micro_batches
-from gradlint.model.tail import epoch_tail
+from gradlint.model.tail import callers_epoch_tail, epoch_tail
 from gradlint.rules.base import Finding, LoopRule
 from gradlint.rules.shared import code, contains, end_of_step_run, factor_text, move, per_micro_batch
 
@@ -255,12 +255,14 @@ class DroppedTailMicroBatches(LoopRule):
     reads_turns = True
 
     def check_loop(self, model: ModuleModel, loop: TrainingLoop) -> Iterator[Finding]:
-        tail = epoch_tail(model, loop)
+        tail, around = epoch_tail(model, loop), loop
+        if tail is None:  # a step function: the epoch its caller's loop runs
+            around, tail = callers_epoch_tail(model, loop) or (loop, None)
         if tail is None:
             return
         guard = loop.accumulation.guard
         factor = factor_text(model, loop.accumulation.factor)
-        length = tail.length(model)
+        length = tail.length(around.model)
         step = next((e for e in loop.on_path(*STEPS) if guard in e.guards), None)
         elsewhere = step is not None and step.elsewhere
         if elsewhere:  # tested in another object's helper the loop hands its boundary to (`loss_scaler(..., update_grad=...)`)
@@ -294,8 +296,11 @@ class DroppedTailMicroBatches(LoopRule):
                 f" (its last-batch test compares `{tail.counter}` with the number of updates per epoch, "
                 "which the index reaches early in the epoch, not at its end)"
             )
+        if around is not loop:
+            which += f" (the epoch `{_holder_name(around)}` runs)"
         message = f"{when}: {which}; {fate}"
-        yield Finding(self.code, span, message, None if elsewhere else self._fix(model, loop, guard, tail, length))
+        fix = None if elsewhere or around is not loop else self._fix(model, loop, guard, tail, length)
+        yield Finding(self.code, span, message, fix)
 
     def _fix(self, model, loop, guard, tail, length):
         counter = tail.position_of_last()
@@ -318,6 +323,14 @@ class DroppedTailMicroBatches(LoopRule):
             "Also step on the epoch's last micro-batch",
             ReplaceExpression(model.position(test), original, new),
         )
+
+
+def _holder_name(loop: TrainingLoop) -> str:
+    """`BaseTrainer._train_epoch`: the function holding a loop, by its class where it has one."""
+    scope = loop.scope
+    cls = loop.model.parents.enclosing_class(scope) if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) else None
+    name = getattr(scope, "name", "<module>")
+    return f"{cls.name}.{name}" if cls is not None else name
 
 
 def _steps_first(test: ast.expr, tail) -> bool:

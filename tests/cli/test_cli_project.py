@@ -4881,3 +4881,81 @@ def test_a_ddp_model_given_to_a_subclass_reaches_the_base_class_constructor(work
     })
     run = gradlint("check", "--no-cache", "--format", "concise", ".")
     assert codes(run) == expected, run
+
+
+TEMPLATE_BASE_TRAINER = """
+import torch
+
+
+class BaseTrainer:
+    def __init__(self, model, criterion, optimizer, lr_scheduler, config, train_dataloader, epoch_len=None):
+        self.model = model
+        self.criterion = criterion
+        self.optimizer = optimizer
+        self.lr_scheduler = lr_scheduler
+        self.train_dataloader = train_dataloader
+        self.grad_accum = config.trainer.get("grad_accum", 1)
+        self.epoch_len = len(train_dataloader) if epoch_len is None else epoch_len
+        self.epochs = config.trainer.n_epochs
+
+    def train(self):
+        for epoch in range(1, self.epochs + 1):
+            self._train_epoch(epoch)
+
+    def _train_epoch(self, epoch):
+        self.is_train = True
+        self.model.train()
+        for batch_idx, batch in enumerate(self.train_dataloader):
+            batch = self.process_batch(batch, batch_idx=batch_idx)
+            if batch_idx + 1 >= self.epoch_len:
+                break
+
+    def _evaluation_epoch(self, dataloader):
+        self.is_train = False
+        self.model.eval()
+        with torch.no_grad():
+            for batch_idx, batch in enumerate(dataloader):
+                self.process_batch(batch, batch_idx=batch_idx)
+"""
+
+TEMPLATE_TRAINER = """
+import torch
+
+from src.trainer.base_trainer import BaseTrainer
+
+
+class Trainer(BaseTrainer):
+    def process_batch(self, batch, batch_idx):
+        if self.is_train and batch_idx % self.grad_accum == 0:
+            self.optimizer.zero_grad()
+        outputs = self.model(**batch)
+        batch.update(outputs)
+        batch.update(self.criterion(**batch))
+        if self.is_train:
+            (batch["loss"] / self.grad_accum).backward()
+            if {window}:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 10.0)
+                self.optimizer.step()
+                self.lr_scheduler.step()
+        return batch
+"""
+
+
+@pytest.mark.parametrize("window, expected", [
+    ("(batch_idx + 1) % self.grad_accum == 0", [("trainer.py", "GL205")]),
+    ("(batch_idx + 1) % self.grad_accum == 0 or batch_idx + 1 == self.epoch_len", []),
+])
+def test_a_subclass_step_that_the_base_class_epoch_hands_its_index(workdir, gradlint, window, expected):
+    """A course template: the base class's `_train_epoch` (and its evaluation epoch, under
+    `no_grad`) hands each batch and its index to `process_batch`, which only the subclass in
+    another module defines; the subclass steps on `(batch_idx + 1) % grad_accum`, so the epoch's
+    last partial window never steps unless the test also takes the epoch's last batch."""
+    project(workdir, {
+        "src/__init__.py": "",
+        "src/trainer/__init__.py": "",
+        "src/trainer/base_trainer.py": TEMPLATE_BASE_TRAINER,
+        "src/trainer/trainer.py": TEMPLATE_TRAINER.format(window=window),
+    })
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert codes(run) == expected, run
+    assert not expected or "(the epoch `BaseTrainer._train_epoch` runs)" in run.stdout, run

@@ -25,5 +25,5 @@ class TrainTester(BaseTrainTester):
         out = model(sample["rgbs"], sample["pcds"])
         loss = criterion(out, sample["action"]) / self.args.accumulate_grad_batches
         loss.backward()  # expect: GL401
-        if step_id % self.args.accumulate_grad_batches == self.args.accumulate_grad_batches - 1:
+        if step_id % self.args.accumulate_grad_batches == self.args.accumulate_grad_batches - 1:  # expect: GL205
             optimizer.step()
