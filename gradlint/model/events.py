@@ -593,7 +593,7 @@ class EventWalker:
             if receiver_role is Role.SCALER:
                 # `scaler.step(optimizer)`, `scaler.step(optimizer=self.optimizer)`
                 given = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "optimizer"), None)
-                optimizer = self._name(given) if given is not None else None
+                optimizer = self._name(_wrapped_or_not(given)) if given is not None else None
                 kind = {"step": Kind.SCALER_STEP, "unscale_": Kind.UNSCALE, "update": Kind.SCALER_UPDATE}.get(method)
                 if kind:
                     self._add(kind, call, stmt, target=name, optimizer=optimizer)
@@ -1544,6 +1544,16 @@ def _computed_gradient(expr: ast.expr) -> bool:
 def _stored(expr: ast.expr) -> bool:
     """`backup[name]`, `self.grad_backup[name]`: a tensor kept aside, looked up in a store."""
     return isinstance(expr, ast.Subscript) and dotted(expr.value) is not None
+
+
+def _wrapped_or_not(expr: ast.expr) -> ast.expr:
+    """`opt.optimizer if hasattr(opt, "optimizer") else opt`: the optimizer a wrapper holds, or
+    the optimizer itself: one optimizer, named `opt` as the code's other calls name it."""
+    if not isinstance(expr, ast.IfExp):
+        return expr
+    sides = sorted((expr.body, expr.orelse), key=lambda side: len(dotted(side) or ""))
+    inner, outer = (dotted(side) for side in sides)
+    return sides[0] if inner and outer and (outer == inner or outer.startswith(inner + ".")) else expr
 
 
 def _is_self(expr: ast.expr) -> bool:
