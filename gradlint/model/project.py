@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 from gradlint.model.names import dotted, names_project_gradient_method
-from gradlint.model.roles import Role, derives_from_ddp
+from gradlint.model.roles import Role, derives_from_ddp, wraps_in_ddp
 from gradlint.model.spelling import CALLED_NAME_BYTES, WORD_BYTE, call_starts
 from gradlint.model.summaries import ALTERNATE, ELEMENT, CallSite, ClassSummary, FunctionSummary, Import, ModuleSummary, argument_producer, star_imports, summarize
 
@@ -1143,7 +1143,7 @@ class ProjectContext:
             return ()
         if isinstance(symbol.summary, ClassSummary):  # `TorchDDP(model, ...)`: a project subclass of DDP
             found = self.class_def(module, qualname)
-            if found is None or not derives_from_ddp(*found):
+            if found is None or not (derives_from_ddp(*found) or wraps_in_ddp(*found)):
                 return ()
             self._note(symbol.path)
             return (Role.DDP_MODEL.value,)

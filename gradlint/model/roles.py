@@ -346,6 +346,23 @@ def derives_from_ddp(model: "ModuleModel", cls: ast.ClassDef) -> bool:
     return any(classify_constructor(model.imports.qualname(base) or "") is Role.DDP_MODEL for base in cls.bases)
 
 
+def wraps_in_ddp(model: "ModuleModel", cls: ast.ClassDef) -> bool:
+    """A module class whose constructor (its own, or a base class's it hands the arguments to)
+    wraps the model it is given in DistributedDataParallel and keeps it to run as its forward
+    (`DDPWrapper(model)`: `super().__init__(DDP(model, ...))`): its objects all-reduce as DDP does."""
+    from gradlint.model.callees import class_hierarchy
+
+    hierarchy = class_hierarchy(model, cls)
+    is_module = any(
+        (owner_module.imports.qualname(base) or "").endswith("nn.Module") for owner_module, owner in hierarchy for base in owner.bases
+    )
+    init = model.methods(cls).get("__init__")
+    return is_module and init is not None and any(
+        isinstance(node, ast.Call) and classify_constructor(model.imports.qualname(node.func) or "") is Role.DDP_MODEL
+        for node in ast.walk(init)
+    )
+
+
 def _unconditional(model: "ModuleModel", stmt: ast.stmt) -> bool:
     """Whether `stmt` runs whenever its function (or module) does: no `if`, `try` or loop
     between them."""

@@ -4959,3 +4959,53 @@ def test_a_subclass_step_that_the_base_class_epoch_hands_its_index(workdir, grad
     run = gradlint("check", "--no-cache", "--format", "concise", ".")
     assert codes(run) == expected, run
     assert not expected or "(the epoch `BaseTrainer._train_epoch` runs)" in run.stdout, run
+
+
+LM_DDP_WRAPPER = """
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+
+
+class DistributedWrapper(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        object.__setattr__(self, "model", model)
+
+    def forward(self, *args, **kwargs):
+        return self.model(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "model"), name)
+
+
+class DDPWrapper(DistributedWrapper):
+    def __init__(self, model, device_id):
+        super().__init__(DistributedDataParallel(model.to(device_id), device_ids=[device_id]))
+"""
+
+
+@pytest.mark.parametrize("wrapper, expected", [
+    ("DDPWrapper", [("causal.py", "GL401"), ("train.py", "GL401")]),
+    ("DistributedWrapper", []),  # holds the model as it is: no DDP
+])
+def test_a_project_module_class_that_wraps_its_model_in_ddp_is_a_ddp_model(workdir, gradlint, wrapper, expected):
+    """The script wraps the model in the package's `DDPWrapper`, an nn.Module whose constructor
+    hands `DistributedDataParallel(model)` to its base class to run as its forward (re-exported
+    by the package): the trainer it is given accumulates over a DDP model."""
+    script = LM_TRAIN_SCRIPT.replace(
+        "from lm.trainers.causal import CausalTrainer",
+        f"from lm import {wrapper}\nfrom lm.trainers.causal import CausalTrainer",
+    ).replace(
+        "model = DistributedDataParallel(model.cuda(rank), device_ids=[rank])", f"model = {wrapper}(model, rank)"
+        if wrapper == "DDPWrapper" else f"model = {wrapper}(model.cuda(rank))",
+    )
+    project(workdir, {
+        "lm/__init__.py": "from .wrappers import DDPWrapper, DistributedWrapper\n",
+        "lm/wrappers.py": LM_DDP_WRAPPER,
+        "lm/core.py": LM_BASE_TRAINER,
+        "lm/trainers/__init__.py": "",
+        "lm/trainers/causal.py": LM_CAUSAL_TRAINER.format(sync="contextlib.nullcontext()"),
+        "train.py": script,
+    })
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert codes(run) == expected, run
