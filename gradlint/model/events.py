@@ -333,9 +333,13 @@ class EventWalker:
         pushed = 0
         for stmt in stmts:
             self._statement(stmt)
-            if isinstance(stmt, ast.If) and not stmt.orelse and _leaves_block(stmt.body):
+            if isinstance(stmt, ast.If) and _leaves_block(stmt.body) and not (stmt.orelse and _leaves_block(stmt.orelse)):
                 # `if not boundary: continue` — what follows runs only when the test is false.
                 self.state.guards.append(self._guard(stmt, False))
+                pushed += 1
+            elif isinstance(stmt, ast.If) and stmt.orelse and _leaves_block(stmt.orelse):
+                # `if boundary: step ... else: (accumulate) continue` — only when the test holds
+                self.state.guards.append(self._guard(stmt, True))
                 pushed += 1
             elif isinstance(stmt, ast.If) and (leaving := self.frame.module.memo(("leaving", id(stmt)), lambda: _nested_exit(stmt))):
                 # `if accumulating: if step % N != 0: return`: what follows runs unless both hold

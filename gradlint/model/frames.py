@@ -82,8 +82,20 @@ def role_in_frame(frame: Frame, expr: ast.expr, assigning: frozenset[str] = froz
         return _keyed_role(frame, expr.value, expr.slice.value, 0, assigning) or frame.module.roles.of_entry(expr)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in RETURNS_SELF:
         return role_in_frame(frame, expr.func.value, assigning)  # `model.to(rank)` is the model
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and dotted(expr.func.value):
+        return _method_result_role(frame, expr)
     name = dotted(expr)
     return None if name is None else _role_of_name(frame, name, assigning)
+
+
+def _method_result_role(frame: Frame, call: ast.Call) -> Role | None:
+    """`model = dist_ctx.wrap_model(net)`: what a method of a project object returns, built
+    there (`return model` when DDP is off, `return DistributedDataParallel(model, ...)` else)."""
+    callee = resolve_callee(frame.module, call, frame.context)
+    if callee is None or not isinstance(callee.function, FUNCTION_TYPES) or callee.cls is None:
+        return None
+    roles = [_constructed_role(callee.module, value) for value in callee.module.returns(callee.function)]
+    return functools.reduce(either, roles) if roles else None
 
 
 def _unwrapped_either_way(expr: ast.IfExp) -> bool:

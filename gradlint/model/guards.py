@@ -341,14 +341,21 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
             hits = [(v, b) for v, (p, b) in zip(values, found) if b is not None and p]
             if len(hits) > 1:  # `step == self.epoch_len - 1` reads as a window's end too: it is the tail
                 hits = [(v, b) for v, b in hits if not is_tail_test(v, resolve)]
+            if len(hits) > 1 and sum(has_modulo(v) for v, _ in hits) == 1:
+                # `i + 1 == max_steps` beside `(i + 1) % N == 0`: the cap's last batch, no window
+                hits = [(v, b) for v, b in hits if has_modulo(v)]
             others = [v for v in values if hits and v is not hits[0][0]]
             if len(hits) == 1 and others and all(
                 is_tail_test(v, resolve) or _turns_off(v, hits[0][1].factor) or _first_micro_batch(v, hits[0][1].counters)
+                or _counted_to(v, hits[0][1].counters)
                 for v in others
             ):
                 boundary = hits[0][1]
                 # `not N or i % N == 0`: every micro-batch steps when accumulation is off
-                flushes = boundary.flushes_tail or any(is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) for v in others)
+                flushes = boundary.flushes_tail or any(
+                    is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) or _counted_to(v, boundary.counters)
+                    for v in others
+                )
                 return True, Boundary(boundary.factor, boundary.counters, flushes)
             return True, None
         case ast.BoolOp(op=ast.And(), values=values):
@@ -592,6 +599,20 @@ def _only_when_shorter(test: ast.expr, factor: ast.expr) -> bool:
         # each link of a chain (`N >= steps_in_epoch == step + 1`)
         for left, op, right in zip([node.left, *node.comparators], node.ops, node.comparators)
     )
+
+
+def _counted_to(test: ast.expr, counters: frozenset[str]) -> bool:
+    """`i + 1 == max_steps` (`i == n - 1`) on the window's own counter, against a count that is
+    no literal: a step where the loop reaches a cap of its batches, taken as ending the epoch's
+    last window (whether the loop stops there is the rest of the code's to say)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add) and isinstance(left.right, ast.Constant):
+        left = left.left  # `i + 1`
+    if isinstance(right, ast.BinOp) and isinstance(right.op, ast.Sub) and isinstance(right.right, ast.Constant):
+        right = right.left  # `n - 1`
+    return dotted(left) in counters and not isinstance(right, ast.Constant) and dotted(right) is not None
 
 
 def _first_micro_batch(test: ast.expr, counters: frozenset[str]) -> bool:
