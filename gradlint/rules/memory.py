@@ -30,8 +30,9 @@ class LossKeptWithGraph(Rule):
             method = isinstance(loop.node, FUNCTION_TYPES) and model.parents.enclosing_class(loop.node) is not None
             if not isinstance(loop.node, LOOPS) and not method:
                 continue
-            holders = GraphHolders.of(model, loop.node, _backpropagated_here(loop))
-            for stmt, total, loss, part_of in _running_sums(model, loop.node, holders, _returning_their_loss(model, loop)):
+            returned, unpacked = _returning_their_loss(model, loop)
+            holders = GraphHolders.of(model, loop.node, _backpropagated_here(loop) | unpacked)
+            for stmt, total, loss, part_of in _running_sums(model, loop.node, holders, returned):
                 if method and not total.startswith("self."):
                     continue
                 if id(stmt) in seen or _backpropagated(model, _holder(total), model.parents.scope_of(stmt)) or _reset_each_iteration(model, loop.node, stmt, total):
@@ -196,11 +197,12 @@ def _backpropagated_here(loop) -> set[str]:
     return names - {None}
 
 
-def _returning_their_loss(model: ModuleModel, loop) -> set[int]:
+def _returning_their_loss(model: ModuleModel, loop) -> tuple[set[int], set[str]]:
     """Ids of the loop's calls of a helper that runs backward on its own loss and returns that
     tensor (`total += train_step(batch)`, `train_step` ending in `return loss`): the loop then
-    holds the loss, graph and all."""
-    calls = set()
+    holds the loss, graph and all; and the names the loop unpacks it into from a helper
+    returning it in a tuple (`loss, metadata = microbatch_step(...)`, `return loss, metadata`)."""
+    calls, names = set(), set()
     context = CallContext(model, loop.scope, class_of_scope(model, loop.scope))
     for backward in (loop.ordered_by_hand or loop).of(Kind.BACKWARD):
         source, site = backward.loss_source, backward.site
@@ -213,7 +215,27 @@ def _returning_their_loss(model: ModuleModel, loop) -> set[int]:
         returned = source.module.returns(source.scope)
         if loss is not None and returned and all(dotted(r) == loss for r in returned):
             calls.add(id(site))
-    return calls
+        unpacked = _unpacked_loss(loop.node, site, returned, loss)
+        if unpacked is not None:
+            names.add(unpacked)
+    return calls, names
+
+
+def _unpacked_loss(loop: ast.AST, site: ast.Call, returned: list[ast.expr], loss: str | None) -> str | None:
+    """`loss, metadata = step(...)` in the loop, where every `return` of `step` is a tuple with
+    its backpropagated loss at the same place: the name the loop binds that loss to."""
+    positions = {
+        next((i for i, e in enumerate(r.elts) if dotted(e) == loss), None) if isinstance(r, ast.Tuple) else None
+        for r in returned
+    }
+    stmt = next((n for n in ast.walk(loop) if isinstance(n, ast.Assign) and n.value is site), None)
+    if loss is None or len(positions) != 1 or None in positions or stmt is None or len(stmt.targets) != 1:
+        return None
+    (position,) = positions
+    target = stmt.targets[0]
+    if not (isinstance(target, ast.Tuple) and position < len(target.elts)):
+        return None
+    return dotted(target.elts[position])
 
 
 def _running_sums(model: ModuleModel, loop: ast.stmt, holders: "GraphHolders", loss_calls: set[int]):
