@@ -688,6 +688,8 @@ def _reduces_one_value(model: "ModuleModel", value: ast.expr) -> bool:
     a stack or concatenation of several (the window's losses, perhaps)."""
     if isinstance(value, (ast.Name, ast.Attribute)):
         return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and (_is_mask(value.left) or _is_mask(value.right)):
+        return True  # `torch.sum(loss * loss_mask)`: one loss's elements the mask keeps
     if not isinstance(value, ast.Call) or isinstance(value.func, ast.Attribute) and value.func.attr in CONCATENATIONS:
         return False
     return (model.imports.qualname(value.func) or "").rsplit(".", 1)[-1] not in CONCATENATIONS
