@@ -157,7 +157,10 @@ class Event:
         """Runs in an `except` handler, in a branch that then leaves the iteration (`if
         torch.isnan(loss): zero_grad(); continue`), or where a value is not finite (`if
         math.isnan(grad_norm): zero_grad()`): the recovery from a failure, not the normal path."""
-        if any((isinstance(g.node, ast.ExceptHandler) and g.holds) or _finds_non_finite(g.test, g.holds) for g in self.guards):
+        if any(
+            (isinstance(g.node, ast.ExceptHandler) and g.holds) or _finds_non_finite(g.test, g.holds)
+            or _flags_non_finite(self.module, g) for g in self.guards
+        ):
             return True
         parents = self.module.parents if self.module is not None else None
         block = parents.block.get(self.stmt) if parents is not None else None
@@ -1520,6 +1523,20 @@ def _finds_non_finite(test: ast.expr, holds: bool) -> bool:
         test = test.func.value
     name = (dotted(test.func) or "").rsplit(".", 1)[-1] if isinstance(test, ast.Call) else ""
     return (name in ("isnan", "isinf") and holds) or (name == "isfinite" and not holds)
+
+
+def _flags_non_finite(module: "ModuleModel | None", guard) -> bool:
+    """`if not grad_is_finite:` where the name was set from `isfinite` checks of the gradients
+    (`np.all([torch.isfinite(p.grad).all().item() for p in ...])`): the side taken on a bad value."""
+    test, holds = guard.test, guard.holds
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, holds = test.operand, not holds
+    if module is None or not isinstance(test, ast.Name) or not isinstance(guard.node, ast.If) or guard.node not in module.parents.parent:
+        return False
+    value, _, _ = module.values.reaching_value(test, module.parents.scope_of(guard.node), guard.node.lineno)
+    checks = {(dotted(n.func) or "").rsplit(".", 1)[-1] for n in ast.walk(value) if isinstance(n, ast.Call)} if value is not None else set()
+    checks &= {"isfinite", "isnan", "isinf"}
+    return checks == {"isfinite"} and not holds or bool(checks) and "isfinite" not in checks and holds
 
 
 def _self_attribute(name: str) -> ast.Attribute:

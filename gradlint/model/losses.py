@@ -1028,8 +1028,9 @@ def _is_loss_weight(expr: ast.expr) -> bool:
     last = name.rsplit(".", 1)[-1]
     if last in TEMPERATURE_NAMES:
         return True
-    last = last.lower()
-    return bool(set(last.split("_")) & LOSS_WEIGHT_WORDS) and not any(word in last for word in NORMALIZER_WORDS)
+    words = set(last.lower().split("_"))
+    # `all_weight`, `total_weight`: the weights summed, a normalizer, not one term's weight
+    return bool(words & LOSS_WEIGHT_WORDS) and not words & WINDOW_TOTAL_WORDS and not any(word in last.lower() for word in NORMALIZER_WORDS)
 
 
 def _mixed_terms(expr: ast.BinOp) -> tuple[ast.expr, ast.expr] | None:
