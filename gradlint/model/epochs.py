@@ -230,8 +230,9 @@ def _may_step(model: "ModuleModel", function: ast.AST, call: ast.Call) -> bool:
 
 
 def _per_epoch_call(model: "ModuleModel", function: ast.AST) -> tuple["ModuleModel", ast.stmt] | None:
-    """(caller's module, its loop) calling `function`, when every caller calls it in a loop."""
-    found = callers(model, function)
+    """(caller's module, its loop) calling `function`, when every caller calls it in a loop
+    (but those whose literal arguments rule its steps out: `train(..., partition='test')`)."""
+    found = [(call, context) for call, context in callers(model, function) if context.module is not model or _may_step(model, function, call)]
     looped = [
         (context.module, loop) for _, context in found if context.statement is not None
         for loop in [next((s for s in context.module.parents.chain(context.statement)[1:] if isinstance(s, LOOPS)), None)]
