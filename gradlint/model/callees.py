@@ -141,9 +141,16 @@ def sole_override(callee: Callee) -> Callee | None:
     """`self.model_forward(data)` where the base class's method is abstract: the one concrete
     override among its subclasses (two levels down), run with `self` an instance of that
     subclass; None when there is none or several (which one runs is the caller's choice)."""
+    found = concrete_overrides(callee)
+    return found[0] if len(found) == 1 else None
+
+
+def concrete_overrides(callee: Callee) -> list[Callee]:
+    """The concrete overrides of an abstract method among its class's subclasses (two levels
+    down), each run with `self` an instance of its subclass."""
     name = getattr(callee.function, "name", None)
     if callee.cls is None or name is None:
-        return None
+        return []
     found, pending = {}, [(callee.module, callee.cls, 0)]
     while pending:
         module, cls, depth = pending.pop()
@@ -153,7 +160,7 @@ def sole_override(callee: Callee) -> Callee | None:
                 found[id(method)] = Callee(sub_module, method, sub)
             else:
                 pending.append((sub_module, sub, depth + 1))
-    return next(iter(found.values())) if len(found) == 1 else None
+    return list(found.values())
 
 
 def class_hierarchy(module: "ModuleModel", cls: ast.ClassDef) -> list[tuple["ModuleModel", ast.ClassDef]]:

@@ -6,7 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from gradlint.model.callees import RETURNS_SELF, CallContext, bind_arguments, class_of_scope, constructor, is_abstract, module_forwards, resolve_callee, sole_override
+from gradlint.model.callees import RETURNS_SELF, CallContext, bind_arguments, class_of_scope, concrete_overrides, constructor, is_abstract, module_forwards, resolve_callee
 from gradlint.model.names import dotted, with_names_replaced
 from gradlint.model.roles import Role
 from gradlint.model.values import element_target, nodes_on_lines
@@ -308,17 +308,19 @@ class _Analysis:
         helper = resolve_callee(self.model, call, context)
         if helper is not None and isinstance(helper.function, ast.Lambda):
             helper = None
+        overrides = None
         if helper is not None and is_abstract(helper.function) and isinstance(func, ast.Attribute) and dotted(func.value) == "self":
-            helper = sole_override(helper)  # `self.loss(batch)` of a base class: the one subclass's
-            if helper is None:
-                return None  # several subclasses say what it computes
+            # `self.objective(results)` of a base class: what every subclass's override computes
+            overrides, helper = concrete_overrides(helper), None
+            if not overrides:
+                return None
         # a function or method of the project that computes the loss, or the `forward` of the
         # project model called (`loss, out = model(x, y)` where every caller passes a `Net()`,
         # not a criterion's): what it returns
         called = (dotted(func) or "").rsplit(".", 1)[-1]
         wrapped = self.model.roles.of(func) is Role.DDP_MODEL  # `dual_system(batch)`, prepared or wrapped in DDP: a model
         reads_forward = helper is None and (wrapped or MODEL_FORWARD.search(called) is not None) and CRITERION.search(called) is None
-        helpers = [helper] if helper is not None else module_forwards(self.model, call, context) if reads_forward else []
+        helpers = overrides or ([helper] if helper is not None else module_forwards(self.model, call, context) if reads_forward else [])
         verdicts = []
         for callee in helpers:
             returns = [(_element(r, element), r.lineno) for r in callee.module.returns(callee.function)]
@@ -332,6 +334,8 @@ class _Analysis:
             return True
         if verdicts and all(v is False for v in verdicts):
             return False
+        if overrides:
+            return None  # the subclasses do not agree, or cannot be read
         # what it returns cannot be told: read the call as if the function were unknown
         if _told_how_to_normalize(call):
             return None  # `model(**batch, num_items_in_batch=n)`: the callee divides
