@@ -295,6 +295,8 @@ class _Analysis:
             return self.expr(call.args[0], scope, call.lineno, depth + 1)  # `torch.mean(loss)` as `loss.mean()`
         if qualname == "torch.mean" and len(call.args) == 1 and not call.keywords and _elementwise_error(call.args[0]):
             return self.mean_of_errors(call.args[0], scope, call.lineno, depth)  # `torch.mean((pred - y) ** 2)`
+        if qualname == "torch.sum" and len(call.args) == 1 and not call.keywords and _masked_product(call.args[0]):
+            return self.expr(call.args[0], scope, call.lineno, depth + 1)  # `torch.sum(loss * loss_mask)`: one loss's kept elements
         if qualname in OPAQUE_FUNCTIONS or qualname.endswith(("torch.div", "torch.true_divide")):
             return True if qualname.endswith(("div", "divide")) else None
         built = self.torch_criterion(func, call, scope)
@@ -692,11 +694,13 @@ def _reduces_one_value(model: "ModuleModel", value: ast.expr) -> bool:
     a stack or concatenation of several (the window's losses, perhaps)."""
     if isinstance(value, (ast.Name, ast.Attribute)):
         return True
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and (_is_mask(value.left) or _is_mask(value.right)):
-        return True  # `torch.sum(loss * loss_mask)`: one loss's elements the mask keeps
     if not isinstance(value, ast.Call) or isinstance(value.func, ast.Attribute) and value.func.attr in CONCATENATIONS:
         return False
     return (model.imports.qualname(value.func) or "").rsplit(".", 1)[-1] not in CONCATENATIONS
+
+
+def _masked_product(value: ast.expr) -> bool:
+    return isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and (_is_mask(value.left) or _is_mask(value.right))
 
 
 def _iterates_keys(loop: ast.For, container: str, key: str) -> bool:
