@@ -1290,8 +1290,11 @@ class ProjectContext:
         return [(call, context) for _, call, context in candidates]
 
     def _only_fitting_definition(self, function: ast.FunctionDef, calls: list[ast.Call]) -> bool:
+        """This method is the one the calls can run: the only one that takes them, or one of
+        copies with the same code (a package vendored twice in a repository runs the same loop
+        whichever copy the registry picks)."""
         fitting = self._fitting_methods(function.name, calls)
-        return fitting is not None and len(fitting) == 1
+        return fitting is not None and len({ast.dump(callee.function) for callee in fitting}) == 1
 
     def _fitting_methods(self, name: str, calls: list[ast.Call]) -> "list[Callee] | None":
         """The methods `name` of the project's classes whose parameters take every one of

@@ -477,12 +477,14 @@ def _every_micro_batch(loop, unscale) -> bool:
         return accumulation.runs_every_micro_batch(unscale) and all(accumulation.inner_loop not in u.loops for u in updates)
     guard = accumulation.guard
 
-    def inside_this_window(g) -> bool:  # not another counter's test (`if global_step >= max_steps: break`)
-        return g.inside_window is not None and (guard.boundary is None or bool(g.inside_window.counters & guard.boundary.counters))
+    def of_this_window(side) -> bool:  # not another counter's test (`if global_step >= max_steps: break`)
+        return side is not None and (guard.boundary is None or bool(side.counters & guard.boundary.counters))
 
-    return guard not in unscale.guards and not any(inside_this_window(g) for g in unscale.guards) and all(
-        guard in u.guards for u in updates
-    )
+    # an `if` of its own repeating the window's test (`if (step + 1) % N == 0: scaler.unscale_(opt)`)
+    # runs it once per window, as the step's does
+    return guard not in unscale.guards and not any(
+        of_this_window(g.inside_window) or of_this_window(g.boundary) for g in unscale.guards
+    ) and all(guard in u.guards for u in updates)
 
 
 class UnscaledBackwardWithScaler(Rule):

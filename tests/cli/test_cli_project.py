@@ -5009,3 +5009,98 @@ def test_a_project_module_class_that_wraps_its_model_in_ddp_is_a_ddp_model(workd
     })
     run = gradlint("check", "--no-cache", "--format", "concise", ".")
     assert codes(run) == expected, run
+
+
+LAVIS_RUNNER = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from {pkg}.common.registry import registry
+
+
+class RunnerBase:
+    def __init__(self, cfg, task, model):
+        self.config = cfg
+        self.task = task
+        self._model = model
+        self._wrapped_model = None
+        self._optimizer = None
+        self._scaler = None
+
+    @property
+    def model(self):
+        if self._wrapped_model is None:
+            if self.config.run_cfg.distributed:
+                self._wrapped_model = DDP(self._model, device_ids=[self.config.run_cfg.gpu])
+            else:
+                self._wrapped_model = self._model
+        return self._wrapped_model
+
+    @property
+    def scaler(self):
+        if self._scaler is None:
+            self._scaler = torch.amp.GradScaler("cuda")
+        return self._scaler
+
+    def train_epoch(self, epoch, optimizer, lr_scheduler, loader):
+        self.model.train()
+        return self.task.train_epoch(
+            epoch=epoch, model=self.model, data_loader=loader, optimizer=optimizer,
+            scaler=self.scaler, lr_scheduler=lr_scheduler,
+            accum_grad_iters=self.config.run_cfg.get("accum_grad_iters", 1),
+        )
+"""
+
+LAVIS_TASK = """
+import torch
+
+
+class BaseTask:
+    def train_step(self, model, samples):
+        return model(samples)["loss"]
+
+    def train_epoch(self, epoch, model, data_loader, optimizer, lr_scheduler, scaler=None, accum_grad_iters=1):
+        return self._train_inner_loop(epoch, len(data_loader), model, iter(data_loader), optimizer, scaler, lr_scheduler, accum_grad_iters)
+
+    def _train_inner_loop(self, epoch, iters_per_epoch, model, data_loader, optimizer, scaler, lr_scheduler, accum_grad_iters=1):
+        for i in range(iters_per_epoch):
+            samples = next(data_loader)
+            lr_scheduler.step(cur_epoch=epoch, cur_step=i)
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = self.train_step(model, samples) / accum_grad_iters
+            scaler.scale(loss).backward()
+            if (i + 1) % accum_grad_iters == 0:
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+"""
+
+
+@pytest.mark.parametrize("copied", [False, True])
+def test_a_vendored_copy_of_the_task_package_leaves_the_ddp_runner_known(workdir, gradlint, copied):
+    """A LAVIS-style runner hands its lazily DDP-wrapped model to `self.task.train_epoch(...)`, a
+    task from a registry; a repository that vendors a second copy of the same package (the same
+    task code under another folder) still runs that code with the runner's DDP model."""
+    files = {
+        "lavis/__init__.py": "",
+        "lavis/common/__init__.py": "",
+        "lavis/common/registry.py": "registry = {}\n",
+        "lavis/runners/__init__.py": "",
+        "lavis/runners/runner_base.py": LAVIS_RUNNER.format(pkg="lavis"),
+        "lavis/tasks/__init__.py": "",
+        "lavis/tasks/base_task.py": LAVIS_TASK,
+    }
+    if copied:
+        files.update({
+            "second_step/lavis/__init__.py": "",
+            "second_step/lavis/common/__init__.py": "",
+            "second_step/lavis/common/registry.py": "registry = {}\n",
+            "second_step/lavis/runners/__init__.py": "",
+            "second_step/lavis/runners/runner_base.py": LAVIS_RUNNER.format(pkg="lavis"),
+            "second_step/lavis/tasks/__init__.py": "",
+            "second_step/lavis/tasks/base_task.py": LAVIS_TASK,
+        })
+    project(workdir, files)
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    assert set(codes(run)) == {("base_task.py", "GL401"), ("base_task.py", "GL205")}, run  # no flush of the tail either
+    assert [code for _, code in codes(run)].count("GL401") == (2 if copied else 1), run
