@@ -64,6 +64,8 @@ def classify_constructor(qualname: str) -> Role | None:
         return None if qualname.startswith("apex.") else Role.DDP_MODEL
     if last.endswith("ScheduleFree") or qualname.startswith("schedulefree."):
         return Role.OPTIMIZER  # `schedulefree.AdamWScheduleFree`: an optimizer that needs no schedule
+    if "pipeline" in last.lower() or qualname.startswith("torch.distributed.pipelining"):
+        return None  # a pipeline-parallel schedule (`build_pipeline_schedule`): it steps micro-batches
     if "lr_scheduler" in qualname or "schedule" in last.lower() or last.endswith("LR"):
         return Role.SCHEDULER
     if last == "Accelerator":
@@ -177,7 +179,9 @@ class Roles:
             found = _role_from_usage(name, called) if name not in self._roles else {}
             if found.get(name) is Role.OPTIMIZER and _gradient_free_object(model, name):
                 continue
-            if found.get(name) is Role.SCHEDULER and _built_as_no_learning_rate_schedule(model, name):
+            if found.get(name) is Role.SCHEDULER and (
+                _built_as_no_learning_rate_schedule(model, name) or _built_as_pipeline_schedule(model, name)
+            ):
                 continue
             self._roles.update(found)
 
@@ -539,6 +543,20 @@ def _built_as_no_learning_rate_schedule(model: "ModuleModel", name: str) -> bool
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and any(dotted(t) == name for t in stmt.targets)
     ]
     return bool(built) and all(_schedules_no_learning_rate(model, call) for call in built)
+
+
+def _built_as_pipeline_schedule(model: "ModuleModel", name: str) -> bool:
+    """Every assignment of `name` builds a pipeline-parallel schedule (`build_pipeline_schedule(...)`,
+    torch.distributed.pipelining's `ScheduleGPipe`): its `step(inputs)` runs the forward and
+    backward of the micro-batches, no learning rate."""
+    built = [
+        stmt.value for stmt in model.statements
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and any(dotted(t) == name for t in stmt.targets)
+    ]
+    return bool(built) and all(
+        "pipeline" in (dotted(call.func) or "").lower() or (model.imports.qualname(call.func) or "").startswith("torch.distributed.pipelining")
+        for call in built
+    )
 
 
 def _schedules_no_learning_rate(model: "ModuleModel", call: ast.Call) -> bool:
