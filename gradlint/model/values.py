@@ -87,6 +87,9 @@ class Values:
             if isinstance(value, ast.List) and not value.elts and isinstance(expr, ast.Name):
                 found = self._collected_origin(expr, scope, line, depth)  # `policies[t]` of a list filled by append
                 return replace(found, direct=False, whole=False) if found else None
+            if isinstance(value, ast.ListComp):  # `masks = [torch.sigmoid(m) for m in masks]`: each element
+                found = self.origin(value.elt, value_scope, value_line, depth + 1)
+                return replace(found, direct=False, whole=False) if found else None
             found = self.origin(value, value_scope, value_line, depth + 1)
             return replace(found, direct=False) if found else None
         return None
