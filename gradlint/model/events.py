@@ -666,6 +666,8 @@ class EventWalker:
             return False
         module = self.frame.module
         value, scope, _ = module.values.reaching_value(func, self.frame.scope, call.lineno)
+        if isinstance(value, ast.IfExp):
+            return _chooses_clip_function(module, value)
         if not isinstance(value, ast.Call):
             return False
         return module.memo(("makes a clipper", id(value)), lambda: _makes_clipper(module, value, scope))
@@ -1467,6 +1469,19 @@ def _makes_clipper(module: "ModuleModel", value: ast.Call, scope: ast.AST) -> bo
         if not (isinstance(v, ast.Constant) and v.value is None)
     ]
     return bool(built) and all(isinstance(v, ast.Call) and _clip_partial(builder.module, v) for v in built)
+
+
+def _chooses_clip_function(module: "ModuleModel", value: ast.IfExp) -> bool:
+    """`clip_grad_value_ if mode == "value" else clip_grad_norm_ if mode == "norm" else None`: a
+    clipping function picked by a setting (None where clipping is off)."""
+    pending, chosen = [value], []
+    while pending:
+        side = pending.pop()
+        if isinstance(side, ast.IfExp):
+            pending += [side.body, side.orelse]
+        elif not (isinstance(side, ast.Constant) and side.value is None):
+            chosen.append(side)
+    return bool(chosen) and all((module.imports.qualname(side) or "").rsplit(".", 1)[-1] in CLIP_FUNCTIONS for side in chosen)
 
 
 def _clip_partial(module: "ModuleModel", value: ast.Call) -> bool:
