@@ -57,7 +57,10 @@ class ClipWithoutUnscale(Rule):
                 steps = [e for e in related if e.kind in stepping and e.order > clip.order]
                 unscaled = [e for e in related if e.kind is Kind.UNSCALE and e.order < clip.order]
                 if steps and unscaled:
-                    partly = self._partly_unscaled(model, unit, loop, clip, related, unscaled, scaler)
+                    partly = (
+                        self._partly_unscaled(model, unit, loop, clip, related, unscaled, scaler)
+                        or self._unscaled_at_window_end_only(model, loop, clip, unscaled, scaler)
+                    )
                     if partly is not None:
                         yield partly
                     continue
@@ -131,6 +134,22 @@ class ClipWithoutUnscale(Rule):
         )
         fix = self._fix(model, unit, loop, clip, scaler, left[0], ()) if len(left) == 1 else None
         return Finding(self.code, model.span(clip.anchor), message, fix)
+
+    def _unscaled_at_window_end_only(self, model, loop, clip, unscaled, scaler) -> Finding | None:
+        """The clip runs on every micro-batch (GL203's), `unscale_` only at the window's end: on
+        the other micro-batches it clips gradients still multiplied by the loss scale. No fix:
+        GL203's, moving the clip to the window's end, mends both."""
+        accumulation = loop.accumulation
+        if accumulation is None or accumulation.guard is None or not accumulation.runs_every_micro_batch(clip):
+            return None
+        if any(accumulation.runs_every_micro_batch(u) for u in unscaled):
+            return None
+        message = (
+            f"{code(model, clip)} runs on every micro-batch, but `{scaler}.unscale_` only at the end of "
+            f"the window: on the other micro-batches it clips gradients still multiplied by the loss "
+            f"scale (to about max_norm / scale); clip once per window, after the unscale_"
+        )
+        return Finding(self.code, model.span(clip.anchor), message)
 
     def _accelerator_scaled(self, model, loop, clip, accelerator) -> Finding:
         """A torch clip after the backward of an Accelerator running fp16 mixed precision: its
