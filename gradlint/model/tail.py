@@ -941,6 +941,7 @@ def _lengths_of(model: "ModuleModel", loop: ast.For, source: ast.expr | None) ->
     cls = model.parents.enclosing_class(model.parents.scope_of(loop)) if name else None
     if cls is None:
         return set()
+
     def measures(value: ast.expr) -> bool:
         if isinstance(value, ast.IfExp):  # `len(loader) if epoch_len is None else epoch_len`
             return measures(value.body) or measures(value.orelse)
