@@ -1537,7 +1537,12 @@ def _finds_non_finite(test: ast.expr, holds: bool) -> bool:
     while isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("any", "all", "item"):
         test = test.func.value
     name = (dotted(test.func) or "").rsplit(".", 1)[-1] if isinstance(test, ast.Call) else ""
-    return (name in ("isnan", "isinf") and holds) or (name == "isfinite" and not holds)
+    return _non_finite_side(name, holds)
+
+
+def _non_finite_side(check: str, holds: bool) -> bool:
+    """`isnan(x)` / `isinf(x)` holding, or `isfinite(x)` failing: the side of a bad value."""
+    return (check in ("isnan", "isinf") and holds) or (check == "isfinite" and not holds)
 
 
 def _flags_non_finite(module: "ModuleModel | None", guard) -> bool:
@@ -1551,7 +1556,8 @@ def _flags_non_finite(module: "ModuleModel | None", guard) -> bool:
     value, _, _ = module.values.reaching_value(test, module.parents.scope_of(guard.node), guard.node.lineno)
     checks = {(dotted(n.func) or "").rsplit(".", 1)[-1] for n in ast.walk(value) if isinstance(n, ast.Call)} if value is not None else set()
     checks &= {"isfinite", "isnan", "isinf"}
-    return checks == {"isfinite"} and not holds or bool(checks) and "isfinite" not in checks and holds
+    # one kind of check (`isnan` and `isinf` agree on which side is bad)
+    return bool(checks) and len({c == "isfinite" for c in checks}) == 1 and _non_finite_side(checks.pop(), holds)
 
 
 def _self_attribute(name: str) -> ast.Attribute:

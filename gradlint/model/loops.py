@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
-from gradlint.model.callees import Callee, CallContext, callers, class_named, class_of_instance, class_of_scope, constructed_with, parameter_names, passed_to_base_init, resolve_callee
+from gradlint.model.callees import Callee, CallContext, callers, class_hierarchy, class_named, class_of_instance, class_of_scope, constructed_with, parameter_names, passed_to_base_init, resolve_callee
 from gradlint.model.frames import handed_over, passed_for
 from gradlint.model.events import STEPS, Event, Kind, switch_owner, unit_events
 from gradlint.model.guards import Boundary, Guard, has_modulo, is_tail_test, modulo_part, negated_source, switches_off
@@ -325,14 +325,14 @@ class TrainingLoop:
             return []
         views = []
         cls = self.model.parents.enclosing_class(self.node)
+        bases = {id(base) for _, base in class_hierarchy(self.model, cls)[1:]} if cls is not None else set()
         for _, context in callers(self.model, self.node):
             module = context.module
             around = next(
                 (n for n in module.parents.chain(context.statement)[1:] if isinstance(n, LOOPS)), context.scope
             ) if context.statement is not None else context.scope
             # a base class's loop calling the override on `self`: run on an object of this class
-            inherited = cls is not None and context.cls is not None and context.cls is not cls
-            instance = Callee(self.model, self.node, cls) if inherited else None
+            instance = Callee(self.model, self.node, cls) if id(context.cls) in bases else None
             if isinstance(around, LOOPS + FUNCTIONS):
                 views.append(TrainingLoop(module, around, unit_events(module, around, instance)))
         return views

@@ -64,7 +64,7 @@ def classify_constructor(qualname: str) -> Role | None:
         return None if qualname.startswith("apex.") else Role.DDP_MODEL
     if last.endswith("ScheduleFree") or qualname.startswith("schedulefree."):
         return Role.OPTIMIZER  # `schedulefree.AdamWScheduleFree`: an optimizer that needs no schedule
-    if "pipeline" in last.lower() or qualname.startswith("torch.distributed.pipelining"):
+    if _pipeline_schedule(qualname):
         return None  # a pipeline-parallel schedule (`build_pipeline_schedule`): it steps micro-batches
     if "lr_scheduler" in qualname or "schedule" in last.lower() or last.endswith("LR"):
         return Role.SCHEDULER
@@ -351,9 +351,9 @@ def derives_from_ddp(model: "ModuleModel", cls: ast.ClassDef) -> bool:
 
 
 def wraps_in_ddp(model: "ModuleModel", cls: ast.ClassDef) -> bool:
-    """A module class whose constructor (its own, or a base class's it hands the arguments to)
-    wraps the model it is given in DistributedDataParallel and keeps it to run as its forward
-    (`DDPWrapper(model)`: `super().__init__(DDP(model, ...))`): its objects all-reduce as DDP does."""
+    """A module class whose own constructor wraps the model it is given in DistributedDataParallel
+    and keeps it to run as its forward (`DDPWrapper(model)`: `super().__init__(DDP(model, ...))`):
+    its objects all-reduce as DDP does."""
     from gradlint.model.callees import class_hierarchy
 
     hierarchy = class_hierarchy(model, cls)
@@ -553,10 +553,11 @@ def _built_as_pipeline_schedule(model: "ModuleModel", name: str) -> bool:
         stmt.value for stmt in model.statements
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and any(dotted(t) == name for t in stmt.targets)
     ]
-    return bool(built) and all(
-        "pipeline" in (dotted(call.func) or "").lower() or (model.imports.qualname(call.func) or "").startswith("torch.distributed.pipelining")
-        for call in built
-    )
+    return bool(built) and all(_pipeline_schedule(model.imports.qualname(call.func) or dotted(call.func) or "") for call in built)
+
+
+def _pipeline_schedule(qualname: str) -> bool:
+    return "pipeline" in qualname.rsplit(".", 1)[-1].lower() or qualname.startswith("torch.distributed.pipelining")
 
 
 def _schedules_no_learning_rate(model: "ModuleModel", call: ast.Call) -> bool:

@@ -20,7 +20,7 @@ from gradlint.model.callees import FUNCTIONS, CallContext, Callee, bind_argument
 from gradlint.model.clearing import clearing_of
 from gradlint.model.events import Event, Kind, manual_optimization
 from gradlint.model.flags import zero_test_of
-from gradlint.model.grad_mode import turns_off
+from gradlint.model.grad_mode import gradients_off
 from gradlint.model.guards import has_modulo
 from gradlint.model.frames import bound_class, handed_over, passed_for
 from gradlint.model.names import dotted
@@ -142,18 +142,10 @@ def callers_epoch_tail(model: "ModuleModel", loop: "TrainingLoop") -> "tuple[Tra
         (view, tail) for view in loop.callers
         if isinstance(view.node, ast.For) and view.accumulation is not None and view.accumulation.guard is not None
         and view.accumulation.guard.node is loop.accumulation.guard.node  # the function's own window test
-        and not _under_no_grad(view)  # not an evaluation
+        and not gradients_off(view.model, view.node)  # not an evaluation
         and (tail := epoch_tail(view.model, view)) is not None
     ]
     return tails[0] if len(tails) == 1 else None
-
-
-def _under_no_grad(loop: "TrainingLoop") -> bool:
-    """The loop runs inside `with torch.no_grad():` (an evaluation epoch calling the same step)."""
-    return any(
-        isinstance(n, (ast.With, ast.AsyncWith)) and any(turns_off(loop.model, item.context_expr) for item in n.items)
-        for n in loop.model.parents.chain(loop.node)[1:]
-    )
 
 
 def _handed_the_index(model: "ModuleModel", loop: "TrainingLoop", counters: frozenset[str], index: str) -> bool:
