@@ -466,9 +466,7 @@ class EventWalker:
         frame = self.frame
         if frame.ddp_lines is None:
             frame.ddp_lines = _ddp_lines(frame)
-        lines = frame.ddp_lines
-        index = bisect.bisect_left(lines, first)
-        return index < len(lines) and lines[index] <= last
+        return frame.ddp_lines.within(first, last)
 
     def _accelerator(self, call: ast.Call, stmt: ast.stmt, receiver: ast.expr, method: str, name: str | None) -> None:
         """A call on an Accelerate accelerator. Its backward scales the loss when it runs fp16
@@ -1079,15 +1077,42 @@ def _only_reads(function: ast.AST, parameter: str) -> bool:
     )
 
 
-def _ddp_lines(frame: Frame) -> list[int]:
-    """The lines of the frame's function (or module) that name a DDP model only the frame can
-    see, found once per frame: the walk asks of every compound statement, nested ones again."""
+class DdpLines:
+    """The lines of a frame's function (or module) that may name a DDP model only the frame can
+    see, each with the questions that tell (`tests`: line -> names spelled there, and the
+    question each name asks). A line is asked only when the walk asks about a statement on it
+    that the module-wide prefilter passes over, and its answer kept: a parameter's role means
+    finding the function's callers, which most parameters never need."""
+
+    def __init__(self, tests: "list[tuple[dict[int, list[str]], Callable[[str], bool]]]"):
+        self.tests = tests
+        self.lines = sorted({number for spelled, _ in tests for number in spelled})
+        self.answers: dict[int, bool] = {}
+
+    def within(self, first: int, last: int) -> bool:
+        lines = self.lines
+        return any(self._names_ddp(number) for number in lines[bisect.bisect_left(lines, first) : bisect.bisect_right(lines, last)])
+
+    def _names_ddp(self, number: int) -> bool:
+        if number not in self.answers:
+            self.answers[number] = any(ask(name) for spelled, ask in self.tests for name in spelled.get(number, ()))
+        return self.answers[number]
+
+
+def _ddp_lines(frame: Frame) -> DdpLines:
+    """The lines of the frame's function (or module) that may name a DDP model only the frame
+    can see, spelled once per frame: the walk asks of every compound statement, nested ones again."""
     module, cls = frame.module, frame.cls
-    parameters = _ddp_parameters(frame)
+    parameters = _parameters_handed_in(frame)
     fields = ddp_object_fields(module, cls) if cls is not None else frozenset()
     attributes = module.memo(("held attributes", id(cls)), lambda: [a for a in module.class_attributes(cls) if held_parameter(module, cls, a)]) if cls is not None else []
     mixin = cls is not None and defines_class(module, cls)
     answers: dict[tuple[str, str], bool] = {}  # each attribute's role asked once, where called
+
+    def ddp_parameter(name: str) -> bool:
+        if ("parameter", name) not in answers:
+            answers["parameter", name] = role_in_frame(frame, ast.Name(name)) is Role.DDP_MODEL
+        return answers["parameter", name]
 
     def constructed_ddp(attribute: str) -> bool:
         # `self.model(x)`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only
@@ -1158,7 +1183,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
     # a class of this module (its methods are read here) on an object the unit wraps attributes of
     object_of_caller = frame.caller is not None and mixin and _wraps_attributes(frame)
     if not (parameters or fields or attributes or mixin or object_of_caller):
-        return []
+        return DdpLines([])
     scope = frame.scope
     first, last = (1, len(module.lines)) if isinstance(scope, ast.Module) else (scope.lineno, scope.end_lineno)
     lines = module.lines[first - 1 : last]
@@ -1175,7 +1200,7 @@ def _ddp_lines(frame: Frame) -> list[int]:
     # text; a line asks them in this order and stops at the first yes: the later questions may
     # mean finding a class's constructions.
     tests: list[tuple[dict[int, list[str]], Callable[[str], bool]]] = [
-        (spelled_on(name, name), always) for name in parameters
+        (spelled_on(name, name), ddp_parameter) for name in sorted(parameters)
     ]
     self_called = self_calls() if mixin else {}
     if object_of_caller:
@@ -1187,23 +1212,22 @@ def _ddp_lines(frame: Frame) -> list[int]:
     if mixin:  # `self` of a subclass in another module: its names are read there
         tests.append((self_called, combined_ddp))
         tests.append((self_arguments(), combined_ddp))  # `self._logprobs(self.model, x)`
-    candidates = sorted({number for spelled, _ in tests for number in spelled})
-    return [number for number in candidates if any(ask(name) for spelled, ask in tests for name in spelled.get(number, ()))]
+    return DdpLines(tests)
 
 
-def _ddp_parameters(frame: Frame) -> set[str]:
-    """Parameters of the frame's function (and of the function enclosing a closure) that are
+def _parameters_handed_in(frame: Frame) -> set[str]:
+    """Parameters of the frame's function (and of the function enclosing a closure) that may be
     DDP models through what the callers pass, and locals read out of a dict the callers pass
-    (`model = state['model']`)."""
+    (`model = state['model']`); which are, DdpLines asks where they are spelled."""
     if frame.caller is None and not frame.module.roles.named(Role.DDP_MODEL) and frame.module.project is None:
         return set()  # no DDP model anywhere to be handed in
-    names = {*(frame.arguments if frame.caller is not None else parameter_roles(frame.module, frame.scope))}
+    names = {*(frame.arguments if frame.caller is not None else parameter_names(frame.scope))}
     enclosing = frame.module.parents.scope_of(frame.scope)
     if isinstance(frame.scope, FUNCTION_TYPES) and isinstance(enclosing, FUNCTION_TYPES):
         names |= parameter_names(enclosing)  # a closure reads the enclosing function's
     if isinstance(frame.scope, FUNCTION_TYPES):
         names |= _read_out_of_parameters(frame)
-    return {n for n in names if role_in_frame(frame, ast.Name(n)) is Role.DDP_MODEL}
+    return names
 
 
 def _read_out_of_parameters(frame: Frame) -> set[str]:
