@@ -1266,43 +1266,60 @@ class ProjectContext:
     def _delegated_callers(self, function: ast.FunctionDef) -> "list[tuple[ast.Call, CallContext]]":
         """`self.task.train_epoch(model=self.model, ...)` where `task` comes from a registry:
         the calls of the method's name on another object's attribute that the model cannot
-        resolve, when their arguments fit this method and no other definition of the name in the
-        project fits them."""
+        resolve, when their arguments fit this method and no other definition of the name fits
+        them in the caller's package (see _package_of)."""
         from gradlint.model.callees import CallContext, class_of_scope, resolve_callee
 
-        if len(self._index().defining_files(function.name)) > MAX_DELEGATED_DEFINITIONS:
+        package = self._package_of(self.path)
+        if len([p for p in self._index().defining_files(function.name) if self._in_package(p, package)]) > MAX_DELEGATED_DEFINITIONS:
             return []  # `forward`, `training_step`: too common a name to tell which one runs
         candidates = []
         for path in self._index().delegating_files(function.name)[:MAX_CALLER_FILES]:
-            caller = self.project.model(path) if path != self.path else None
+            calling = self._package_of(path)
+            if path == self.path or None not in (package, calling) and calling != package:
+                continue  # another package's runner delegates to its own tasks
+            caller = self.project.model(path)
             for call, stmt in caller.calls_named(function.name) if caller is not None else ():
                 receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
                 if receiver is None or not (dotted(receiver) or "").startswith("self.") or not _fits(function, call, method=True):
                     continue
                 scope = caller.parents.scope_of(stmt)
                 context = CallContext(caller, scope, class_of_scope(caller, scope), stmt)
-                if resolve_callee(caller, call, context) is None:
+                if resolve_callee(caller, call, context) is None and self._only_fitting_definition(function, call, calling):
                     candidates.append((path, call, context))
-        if not candidates or not self._only_fitting_definition(function, [call for _, call, _ in candidates]):
-            return []
         for path in {*(path for path, _, _ in candidates), *self._index().defining_files(function.name)}:
             self._note(path)  # a result depends on the callers and on the other definitions
         return [(call, context) for _, call, context in candidates]
 
-    def _only_fitting_definition(self, function: ast.FunctionDef, calls: list[ast.Call]) -> bool:
-        """This method is the one the calls can run: the only one that takes them, or one of
-        copies with the same code (a package vendored twice in a repository runs the same loop
-        whichever copy the registry picks)."""
-        fitting = self._fitting_methods(function.name, calls)
+    def _package_of(self, path: Path) -> str | None:
+        """The project's top-level folder holding `path` (None for a file at the root): a
+        registry picks among the classes of the package that asks it, so a repository holding
+        two copies of a trainer package (`lavis/`, `lavis_cleaned/`) delegates within each; a
+        script at the root may ask any."""
+        parts = path.relative_to(self.project.root).parts if path.is_relative_to(self.project.root) else ()
+        return parts[0] if len(parts) > 1 else None
+
+    def _in_package(self, path: Path, package: str | None) -> bool:
+        """Whether a definition in `path` is one a call of `package` may run (see _package_of)."""
+        return package is None or self._package_of(path) in (package, None)
+
+    def _only_fitting_definition(self, function: ast.FunctionDef, call: ast.Call, package: str | None) -> bool:
+        """This method is the one the call can run: the only one that takes it in the package
+        (and the root's files), or in the project for a call at its root, or one of copies with
+        the same code (a package vendored twice in a repository runs the same loop whichever
+        copy the registry picks)."""
+        fitting = self._fitting_methods(function.name, [call], package)
         return fitting is not None and len({ast.dump(callee.function) for callee in fitting}) == 1
 
-    def _fitting_methods(self, name: str, calls: list[ast.Call]) -> "list[Callee] | None":
-        """The methods `name` of the project's classes whose parameters take every one of
-        `calls`; None when a file defining one cannot be read."""
+    def _fitting_methods(self, name: str, calls: list[ast.Call], package: str | None = None) -> "list[Callee] | None":
+        """The methods `name` of the project's classes (of `package`'s files, when given) whose
+        parameters take every one of `calls`; None when a file defining one cannot be read."""
         from gradlint.model.callees import Callee
 
         fitting = []
         for path in self._index().defining_files(name):
+            if not self._in_package(path, package):
+                continue
             module = self.project.model(path)
             if module is None:
                 return None

@@ -5104,3 +5104,97 @@ def test_a_vendored_copy_of_the_task_package_leaves_the_ddp_runner_known(workdir
     run = gradlint("check", "--no-cache", "--format", "concise", ".")
     assert set(codes(run)) == {("base_task.py", "GL401"), ("base_task.py", "GL205")}, run  # no flush of the tail either
     assert [code for _, code in codes(run)].count("GL401") == (2 if copied else 1), run
+
+
+LAVIS_DEEPSPEED_RUNNER = """
+import deepspeed
+
+
+class DeepSpeedRunner:
+    def __init__(self, cfg, task, model):
+        self.config = cfg
+        self.task = task
+        self._model = model
+        self._engine = None
+
+    @property
+    def model(self):
+        if self._engine is None:
+            self._engine, self._optimizer, _, _ = deepspeed.initialize(model=self._model, config=self.config.ds_config)
+        return self._engine
+
+    def train_epoch(self, epoch, lr_scheduler, loader):
+        return self.task.train_epoch(
+            epoch=epoch, model=self.model, data_loader=loader, optimizer=self._optimizer,
+            lr_scheduler=lr_scheduler, accum_grad_iters=self.config.accum_grad_iters,
+        )
+"""
+
+LAVIS_DEEPSPEED_TASK = """
+from lavis.tasks.base_task import BaseTask
+
+
+class DeepSpeedTask(BaseTask):
+    def train_epoch(self, epoch, model, data_loader, optimizer, lr_scheduler, accum_grad_iters=1):
+        for i, samples in enumerate(data_loader):
+            lr_scheduler.step(cur_epoch=epoch, cur_step=i)
+            loss = model(samples)["loss"]
+            model.backward(loss)
+            model.step()
+"""
+
+LAVIS_LITE_TASK = """
+import torch
+
+
+class BaseTask:
+    def train_step(self, model, samples):
+        output = model(samples)
+        return output["loss"], {k: v.detach() for k, v in output.items() if "loss" in k}
+
+    def train_epoch(self, epoch, model, data_loader, optimizer, lr_scheduler, scaler=None, accum_grad_iters=1, grad_norm_clip=None):
+        model.train()
+        for i, samples in enumerate(data_loader):
+            lr_scheduler.step(cur_epoch=epoch, cur_step=i)
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss, logged = self.train_step(model, samples)
+            scaler.scale(loss / accum_grad_iters).backward()
+            if (i + 1) % accum_grad_iters == 0:
+                if grad_norm_clip is not None:
+                    scaler.unscale_(optimizer)
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_norm_clip)
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+"""
+
+
+def test_each_task_package_takes_the_calls_of_its_own_runners(workdir, gradlint):
+    """A repository holding the LAVIS package and a rewritten copy of it (`lavis_lite/`), whose
+    runners call `self.task.train_epoch(...)` on tasks from their registries: the name is
+    defined six times across the two packages (runners, tasks, a DeepSpeed task), but each
+    runner's call fits one task of its own package, which gets the runner's DDP model; the
+    DeepSpeed runner's call fits two tasks, and runs none of them for certain."""
+    files = {
+        "lavis/__init__.py": "",
+        "lavis/common/__init__.py": "",
+        "lavis/common/registry.py": "registry = {}\n",
+        "lavis/runners/__init__.py": "",
+        "lavis/runners/runner_base.py": LAVIS_RUNNER.format(pkg="lavis"),
+        "lavis/runners/deepspeed_runner.py": LAVIS_DEEPSPEED_RUNNER,
+        "lavis/tasks/__init__.py": "",
+        "lavis/tasks/base_task.py": LAVIS_TASK,
+        "lavis/tasks/deepspeed_task.py": LAVIS_DEEPSPEED_TASK,
+        "lavis_lite/__init__.py": "",
+        "lavis_lite/common/__init__.py": "",
+        "lavis_lite/common/registry.py": "registry = {}\n",
+        "lavis_lite/runner.py": LAVIS_RUNNER.format(pkg="lavis_lite"),
+        "lavis_lite/tasks/__init__.py": "",
+        "lavis_lite/tasks/base_task.py": LAVIS_LITE_TASK,
+    }
+    project(workdir, files)
+    run = gradlint("check", "--no-cache", "--format", "concise", ".")
+    found = [(line.split(":")[0], line.split()[1]) for line in run.stdout.splitlines() if ": GL" in line]
+    assert sorted(code for path, code in found if code == "GL401") == ["GL401", "GL401"], run
+    assert {path for path, code in found if code == "GL401"} == {"lavis/tasks/base_task.py", "lavis_lite/tasks/base_task.py"}, run
+    assert not [path for path, _ in found if "deepspeed" in path], run
