@@ -50,7 +50,9 @@ class Origin:
     object that computed it (`nn.Softmax(dim=1)`), when it was one; `direct` when the call is the
     expression itself rather than reached through a variable; `whole` unless the use sees only
     some of its elements, rearranged (`probs.gather(1, a)`, `out.view(-1)`), or a helper's return
-    (`self.pi(s)`): there the call cannot simply be rewritten at the use."""
+    (`self.pi(s)`): there the call cannot simply be rewritten at the use; `switched` when the
+    value is the call's only on one branch of an `if` (`if not train: out = torch.sigmoid(out)`),
+    and on the other what the call was given."""
 
     function: str
     call: ast.Call
@@ -58,6 +60,7 @@ class Origin:
     module: ast.Call | None = None
     direct: bool = True
     whole: bool = True
+    switched: bool = False
 
 
 class Values:
@@ -81,18 +84,22 @@ class Values:
             found = self._elements_origin(expr.value, scope, line, depth)  # `probs[:, 1]`, `out[..., 4]`
             return replace(found, direct=False, whole=False) if found else None
         if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
-            value, value_scope, value_line = self.reaching_value(expr, scope, line)
-            if value is None:
-                return self._passed_origin(expr, scope, line, depth) if isinstance(expr, ast.Name) else None
-            if isinstance(value, ast.List) and not value.elts and isinstance(expr, ast.Name):
-                found = self._collected_origin(expr, scope, line, depth)  # `policies[t]` of a list filled by append
-                return replace(found, direct=False, whole=False) if found else None
-            if isinstance(value, ast.ListComp):  # `masks = [torch.sigmoid(m) for m in masks]`: each element
-                found = self.origin(value.elt, value_scope, value_line, depth + 1)
-                return replace(found, direct=False, whole=False) if found else None
-            found = self.origin(value, value_scope, value_line, depth + 1)
-            return replace(found, direct=False) if found else None
+            found = self._name_origin(expr, scope, line, depth)
+            return replace(found, switched=True) if found and self._switched(expr, scope, line) else found
         return None
+
+    def _name_origin(self, expr: ast.Name | ast.Attribute, scope: ast.AST, line: int, depth: int) -> Origin | None:
+        value, value_scope, value_line = self.reaching_value(expr, scope, line)
+        if value is None:
+            return self._passed_origin(expr, scope, line, depth) if isinstance(expr, ast.Name) else None
+        if isinstance(value, ast.List) and not value.elts and isinstance(expr, ast.Name):
+            found = self._collected_origin(expr, scope, line, depth)  # `policies[t]` of a list filled by append
+            return replace(found, direct=False, whole=False) if found else None
+        if isinstance(value, ast.ListComp):  # `masks = [torch.sigmoid(m) for m in masks]`: each element
+            found = self.origin(value.elt, value_scope, value_line, depth + 1)
+            return replace(found, direct=False, whole=False) if found else None
+        found = self.origin(value, value_scope, value_line, depth + 1)
+        return replace(found, direct=False) if found else None
 
     def _collected_origin(self, name: ast.Name, scope: ast.AST, line: int, depth: int) -> Origin | None:
         """What computed the items of a list `torch.cat(items)` joins, when the function starts
@@ -180,6 +187,21 @@ class Values:
         if len(module_level) == 1 and scope is not self.model.tree:
             return _plain_value(module_level[0], name), self.model.tree, module_level[0].lineno
         return None, scope, line
+
+    def _switched(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
+        """The last assignment of `expr` before `line` runs on one branch of an `if` that `line`
+        is not under, and another value (an earlier assignment, or the parameter) reaches `line`
+        when it does not: `if not train: out = torch.sigmoid(out)` then `return out` hands back
+        probabilities or logits as the switch says, and `compare(a, b, train=True)` gets logits."""
+        name = dotted(expr)
+        parents = self.model.parents
+        earlier = [s for s in self.model.scope(scope).before(name, line) if not parents.on_other_branch(s, line)]
+        if not earlier or len(earlier) == 1 and name not in parameter_names(scope):
+            return False
+        return any(
+            isinstance(node, ast.If) and not node.lineno <= line <= node.end_lineno
+            for node in parents.chain(earlier[-1])[1:]
+        )
 
     def _torch_function(self, func: ast.expr) -> bool:
         """`F.softmax`, `torch.log`: a function of torch's, named through an import."""

@@ -13,6 +13,8 @@ from gradlint.model.names import dotted
 from gradlint.model.values import Origin, iter_calls, keyword
 from gradlint.rules.base import Finding, Rule
 
+LOGIT_LOSSES = frozenset({"cross_entropy", "bce_with_logits"})  # the losses that apply the activation themselves
+
 
 class LogOfSoftmax(Rule):
     code = "GL501"
@@ -102,8 +104,8 @@ class _ActivationBeforeLoss(Rule):
             if gradients_off(model, loss.stmt):
                 continue  # an evaluation: the value is off, but no gradient is
             origin = model.values.origin(loss.input, loss.scope, loss.call.lineno)
-            if origin is None or origin.function not in self.activations:
-                continue
+            if origin is None or origin.function not in self.activations or origin.switched and loss.kind in LOGIT_LOSSES:
+                continue  # a switch choosing logits or probabilities: the logits reach the loss that wants them
             yield Finding(self.code, model.span(loss.input), self.message(model, loss, origin), self.fix(model, loss, origin))
 
     def message(self, model, loss, origin) -> str:
