@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gradlint.model.callees import Callee, CallContext, bind_arguments, callers, class_of_instance, constructor, class_hierarchy, class_of_scope, constructor_attributes, constructor_parameter, defines_class, find_method, held_parameter, holds_only_none, is_abstract, own_schedule, is_static, parameter_names, resolve_callee, returned_value, sole_override
 from gradlint.model.hooks import runner_model_is_ddp, runner_of_hook
 from gradlint.model.fresh_models import on_fresh_model
-from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, left_at_default, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, parameter_roles, passed_for, role_in_frame, switch_every_caller_sets, value_outside
+from gradlint.model.frames import FUNCTION_TYPES, Frame, combined_role, left_at_default, inherited_role, wrapped_by_subclass, constructor_role, ddp_object_fields, passed_for, role_in_frame, switch_every_caller_sets, value_outside
 from gradlint.model.guards import Guard, conjunction_excludes, flags_set, make_guard, runs_once, settled_by, truthy_flag
 from gradlint.model.grad_mode import turns_off
 from gradlint.model.flags import countdown_test, exclusive_flags, set_in_branches, skipped_below_test
