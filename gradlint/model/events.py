@@ -1221,13 +1221,23 @@ def _parameters_handed_in(frame: Frame) -> set[str]:
     (`model = state['model']`); which are, DdpLines asks where they are spelled."""
     if frame.caller is None and not frame.module.roles.named(Role.DDP_MODEL) and frame.module.project is None:
         return set()  # no DDP model anywhere to be handed in
-    names = {*(frame.arguments if frame.caller is not None else parameter_names(frame.scope))}
+    names = {*(frame.arguments if frame.caller is not None else parameter_names(frame.scope))} - _bound_instance(frame)
     enclosing = frame.module.parents.scope_of(frame.scope)
     if isinstance(frame.scope, FUNCTION_TYPES) and isinstance(enclosing, FUNCTION_TYPES):
         names |= parameter_names(enclosing)  # a closure reads the enclosing function's
     if isinstance(frame.scope, FUNCTION_TYPES):
         names |= _read_out_of_parameters(frame)
     return names
+
+
+def _bound_instance(frame: Frame) -> set[str]:
+    """The parameter a method of the frame's class binds to its object or class (`self`,
+    `cls`): the project's own object, never a DDP model."""
+    scope, cls = frame.scope, frame.cls
+    if cls is None or is_static(scope) or not any(stmt is scope for stmt in cls.body):
+        return set()
+    positional = [*scope.args.posonlyargs, *scope.args.args]
+    return {positional[0].arg} if positional else set()
 
 
 def _read_out_of_parameters(frame: Frame) -> set[str]:

@@ -8,6 +8,7 @@ from typing import Iterator
 from gradlint.fixplan import EnsureImport, FixPlan, WrapStatements
 from gradlint.model import Accumulation, Kind, ModuleModel, TrainingLoop
 from gradlint.model.hooks import runner_of_hook
+from gradlint.model.pinned_window import pinned_to_one_under_ddp
 from gradlint.model.sync_phase import unsynced_step
 from gradlint.model.tail import epoch_tail
 from gradlint.rules.base import Finding, Rule
@@ -35,6 +36,8 @@ class DdpAccumulationWithoutNoSync(Rule):
                 continue
             forwards = [f for f in forwards if not f.without_grad] or forwards  # not a frozen encoder's
             ddp = forwards[0].target
+            if forwards[0].module in (None, model) and pinned_to_one_under_ddp(model, loop.node, ddp):
+                continue  # `if args.distributed: assert args.accumsteps == 1`: DDP runs one micro-batch windows
             factor = f"`{factor_text(model, accumulation.factor)}`"
             roles = (forwards[0].module or model).roles
             # a model `accelerator.prepare` wrapped is DDP only when several processes run: its

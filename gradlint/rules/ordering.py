@@ -54,12 +54,20 @@ def _last_step_before(loop, clip):
     if not steps:
         return None
     step = steps[-1]
+    if any(e.kind is Kind.ZERO_GRAD and e.order > step.order and _clears_for_it(e, clip) for e in earlier):
+        return None  # a helper run after the step clears the gradients, then clips its own (a MAML adaptation)
     between = [e for e in earlier if e.order > step.order and e.kind is Kind.BACKWARD]
     before = [e for e in earlier if e.order < step.order and e.kind is Kind.BACKWARD]
     later = [e for e in loop.events if e.order > clip.order and not e.exclusive_with(clip) and e.kind in (Kind.BACKWARD, *STEPS)]
     if later and later[0].kind is not Kind.BACKWARD and later[0].optimizer != step.optimizer:
         return None  # another optimizer steps before any backward: the clip is its (`d.step(); clip(g); g.step()`)
     return step if before and not between else None
+
+
+def _clears_for_it(zero_grad, clip) -> bool:
+    """The clearing and the clip are one helper's code, run through the same call of the unit:
+    the helper starts from cleared gradients, so its clip is no clip of what the unit's step used."""
+    return zero_grad.inlined and zero_grad.site is clip.site and zero_grad.scope is clip.scope
 
 
 class ClipBeforeBackward(LoopRule):
