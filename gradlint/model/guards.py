@@ -353,7 +353,8 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
                 boundary = hits[0][1]
                 # `not N or i % N == 0`: every micro-batch steps when accumulation is off
                 flushes = boundary.flushes_tail or any(
-                    is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) or _counted_to(v, boundary.counters)
+                    is_tail_test(v, resolve) and not _only_when_shorter(v, boundary.factor) and not _only_when_empty(v)
+                    or _counted_to(v, boundary.counters)
                     for v in others
                 )
                 return True, Boundary(boundary.factor, boundary.counters, flushes)
@@ -597,6 +598,16 @@ def _only_when_shorter(test: ast.expr, factor: ast.expr) -> bool:
         or isinstance(op, (ast.GtE, ast.Gt)) and ast.dump(left) == window
         for node in ast.walk(test) if isinstance(node, ast.Compare)
         # each link of a chain (`N >= steps_in_epoch == step + 1`)
+        for left, op, right in zip([node.left, *node.comparators], node.ops, node.comparators)
+    )
+
+
+def _only_when_empty(test: ast.expr) -> bool:
+    """`i + 1 == len(loader) == 0`: a chain, read as `i + 1 == len(loader) and len(loader) == 0`,
+    that holds only for an empty loader, so never at a step of the loop over it."""
+    return any(
+        isinstance(op, ast.Eq) and (_is_len_call(left) and is_literal(right, 0) or _is_len_call(right) and is_literal(left, 0))
+        for node in ast.walk(test) if isinstance(node, ast.Compare)
         for left, op, right in zip([node.left, *node.comparators], node.ops, node.comparators)
     )
 
