@@ -563,33 +563,22 @@ def bound_class(module: "ModuleModel", function: ast.AST, call: ast.Call) -> ast
     return module.parents.enclosing_class(function) if isinstance(call.func, ast.Attribute) else None
 
 
-def passed_for(module: "ModuleModel", function: ast.AST, expr: ast.expr, line: int, defaults: bool = False):
+def passed_for(module: "ModuleModel", function: ast.AST, expr: ast.expr, line: int):
     """(caller's module, argument, caller's scope, call line) for each call of `function`, for the
     parameter `expr` names when it is not reassigned before `line`; None when `expr` is no such
-    parameter, False when a caller passes nothing the model can read for it. With `defaults`, a
-    call that leaves the parameter at its default (binding every argument it gives by position
-    or name) passes the default, as (module, default, the function's own scope, its line)."""
+    parameter, False when a caller passes nothing the model can read for it."""
     if not (isinstance(expr, ast.Name) and isinstance(function, FUNCTION_TYPES)) or expr.id not in parameter_names(function):
         return None
     if module.scope(function).before(expr.id, line):
         return None
     passed = []
     constructed = module.parents.enclosing_class(function) if function.name == "__init__" else None
-    default = parameter_defaults(function).get(expr.id) if defaults else None
     for call, context in callers(module, function):
         argument = bind_arguments(Callee(module, function, constructed or bound_class(module, function, call)), call).get(expr.id)
-        if argument is None and default is not None and not _spreads(call):
-            passed.append((module, default, function, function.lineno))
-            continue
         if argument is None:
             return False
         passed.append((context.module, argument, context.scope, call.lineno))
     return passed
-
-
-def _spreads(call: ast.Call) -> bool:
-    """`f(*args)`, `f(**kwargs)`: the call may pass anything by them."""
-    return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
 
 
 def handed_over(module: "ModuleModel", expr: ast.expr, scope: ast.AST, line: int, depth: int = 0) -> list[tuple["ModuleModel", ast.expr, ast.AST, int]]:

@@ -550,11 +550,9 @@ class TrainingLoop:
     def _passed_one(self, factor: ast.expr) -> bool:
         """A window parameter every caller passes 1 for: the literal, or the field of a settings
         class fixing it at 1 (`train_lf(..., self.config.accumulation_step, ...)` where the
-        trainer's `config` is `ClassifierConfig`), or leaves at a default of 1 (`do_train(data,
-        batch_size, steps)` for `gradient_accumulation_steps=1`). A parameter the function
-        reassigns first (`if warmup: accumulate = 1`) takes the callers' values too, and is no
-        window of 1."""
-        passed = passed_for(self.model, self.scope, factor, factor.lineno, defaults=True) if isinstance(factor, ast.Name) else None
+        trainer's `config` is `ClassifierConfig`). A parameter the function reassigns first
+        (`if warmup: accumulate = 1`) takes the callers' values too, and is no window of 1."""
+        passed = passed_for(self.model, self.scope, factor, factor.lineno) if isinstance(factor, ast.Name) else None
         return bool(passed) and all(_setting_of_one(module, argument, scope, line) for module, argument, scope, line in passed)
 
     def _star_imported(self, owner: str | None) -> bool:

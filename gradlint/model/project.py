@@ -990,6 +990,7 @@ class ProjectContext:
         self._located: dict[str, tuple[Path, list[str]] | None] = {}
         self._heads: dict[str, bool] = {}
         self._called_methods: dict[str, set[str]] = {}
+        self._packages: dict[Path, str | None] = {}  # _package_of
 
     @cached_property
     def path(self) -> Path:
@@ -1296,8 +1297,10 @@ class ProjectContext:
         registry picks among the classes of the package that asks it, so a repository holding
         two copies of a trainer package (`lavis/`, `lavis_cleaned/`) delegates within each; a
         script at the root may ask any."""
-        parts = path.relative_to(self.project.root).parts if path.is_relative_to(self.project.root) else ()
-        return parts[0] if len(parts) > 1 else None
+        if path not in self._packages:
+            parts = path.relative_to(self.project.root).parts if path.is_relative_to(self.project.root) else ()
+            self._packages[path] = parts[0] if len(parts) > 1 else None
+        return self._packages[path]
 
     def _in_package(self, path: Path, package: str | None) -> bool:
         """Whether a definition in `path` is one a call of `package` may run (see _package_of)."""
