@@ -267,7 +267,8 @@ class _Analysis:
             terms = terms.args[0]  # `sum(list(loss.values()))`
         match terms:
             case ast.Call(func=ast.Attribute(value=container, attr="values"), args=[], keywords=[]):
-                return self.expr(container, scope, line, depth + 1)
+                filled = self.filled_entries(container, scope, line, depth)
+                return filled if filled is not None else self.expr(container, scope, line, depth + 1)
             case ast.List(elts=elements) | ast.Tuple(elts=elements):
                 return _any_normalized([self.expr(e, scope, line, depth + 1) for e in elements])
             case ast.Name() | ast.Attribute():
@@ -283,6 +284,23 @@ class _Analysis:
                 # dict's `.values()`, whose entries the code may have divided in place)
                 return self.expr(_with_element(element, target, items), scope, line, depth + 1)
         return None
+
+    def filled_entries(self, container: ast.expr, scope: ast.AST, line: int, depth: int) -> bool | None:
+        """The entries of a dict started empty and filled one key at a time before `line`
+        (`weighted = {}`, then `weighted[i] = loss_i * w[i]` per dataset), as their values are;
+        an entry divided in place (`weighted[k] /= n`) is normalized."""
+        name = dotted(container)
+        start, _, _ = self.model.values.reaching_value(container, scope, line) if name else (None, None, 0)
+        empty_call = isinstance(start, ast.Call) and dotted(start.func) == "dict" and not start.args and not start.keywords
+        if not (isinstance(start, ast.Dict) and not start.keys or empty_call):
+            return None
+        writes = [w for w in self.model.values.element_writes(scope).get(name, ()) if w.lineno < line]
+        if not writes:
+            return None
+        return _any_normalized([
+            self.expr(w.value, scope, w.lineno, depth + 1) if isinstance(w, ast.Assign) else isinstance(w.op, (ast.Div, ast.FloorDiv)) or None
+            for w in writes
+        ])
 
     def call(self, func: ast.expr, call: ast.Call, scope: ast.AST, depth: int, element=None) -> bool | None:
         """`element` = (index, count) when the result is unpacked (`loss, logs = f(...)`)."""
@@ -1025,10 +1043,11 @@ def _is_weight_literal(expr: ast.expr) -> bool:
 def _is_loss_weight(expr: ast.expr) -> bool:
     """`args.kl_weight`, `self.hparams.ins_loss_ratio`, `lambda_gp`, the other term's share
     `(1 - alpha)`, a distillation temperature `T` (`kl * T * T`), one of a list of weights
-    (`w_loss[0]`): a term's weight, not an accumulation or normalizing quantity."""
+    (`w_loss[0]`, `cfg.loss_w[i]` for the i-th dataset's loss): a term's weight, not an
+    accumulation or normalizing quantity."""
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
         return _is_loss_weight(expr.right)
-    if isinstance(expr, ast.Subscript) and _is_int_literal(expr.slice):
+    if isinstance(expr, ast.Subscript) and (_is_int_literal(expr.slice) or isinstance(expr.slice, ast.Name)):
         return _is_loss_weight(expr.value)
     name = dotted(expr) or _config_key(expr)
     if name is None:

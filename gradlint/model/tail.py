@@ -678,8 +678,9 @@ def _loops_forever(node: ast.AST) -> bool:
 
 def _progress_bar(model: "ModuleModel", loop: ast.For) -> ast.expr | None:
     """What the loop iterates when it is a name set once, just before the loop, to a progress
-    bar (`tbar = tqdm(enumerate(loader), total=len(loader))`, then `for i, data in tbar:`), or
-    to one on the main process only and the same iterable bare on the others."""
+    bar (`tbar = tqdm(enumerate(loader), total=len(loader))`, then `for i, data in tbar:`) or to
+    an enumeration (`pbar = enumerate(tqdm(dataset))`), or to a bar on the main process only and
+    the same iterable bare on the others."""
     if not isinstance(loop.iter, ast.Name):
         return None
     block = model.parents.block.get(loop, [])
@@ -691,7 +692,7 @@ def _progress_bar(model: "ModuleModel", loop: ast.For) -> ast.expr | None:
     if isinstance(value, ast.IfExp):  # `tqdm(enumerate(loader)) if rank == 0 else enumerate(loader)`
         shown, plain = _unwrap_progress(value.body), _unwrap_progress(value.orelse)
         return shown if ast.dump(shown) == ast.dump(plain) else None
-    return value if _unwrap_progress(value) is not value else None
+    return value if _unwrap_progress(value) is not value or _called_enumerate(value) else None
 
 
 def _passed_through(model: "ModuleModel", loop: ast.For, expr: ast.expr) -> ast.expr:
