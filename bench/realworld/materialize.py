@@ -78,7 +78,7 @@ def materialize(git_dir: Path, commit: str, target: Path) -> int:
         out = target / name
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
-    (target / ".git").mkdir(exist_ok=True)
+    (target / ".git").mkdir(parents=True, exist_ok=True)  # also where no file qualifies: an empty checkout
     return len(blobs)
 
 

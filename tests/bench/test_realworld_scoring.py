@@ -226,3 +226,21 @@ def test_the_report_lists_the_findings_outside_every_judged_loop():
     outcome = scoring.match(entries, spans, [finding("GL201", 12), finding("GL101", 30), finding("GL104", 5)])
     results = score_script.report(entries, spans, outcome, {"GL101", "GL104", "GL201"})
     assert [(u["code"], u["line"]) for u in results["unjudged"]] == [("GL104", 5), ("GL101", 30)]
+
+
+def test_materialize_leaves_an_empty_checkout_where_no_file_qualifies(tmp_path):
+    """A repository whose only source is a notebook over the size limit still gets its (empty)
+    checkout with its `.git` marker, and the next repositories are not skipped."""
+    import subprocess
+
+    materialize = _load("materialize")
+    repo = tmp_path / "mirror"
+    repo.mkdir()
+    (repo / "train.ipynb").write_bytes(b"{" + b" " * (materialize.MAX_BYTES + 1) + b"}")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(tmp_path)}
+    for command in (["init", "-q"], ["add", "train.ipynb"], ["commit", "-qm", "notebook"]):
+        subprocess.run(["git", "-C", str(repo), *command], check=True, env=env)
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True, env=env).stdout.strip()
+    target = tmp_path / "out" / "owner+name@x" / "name"
+    assert materialize.materialize(repo, commit, target) == 0
+    assert (target / ".git").is_dir() and not (target / "train.ipynb").exists()
