@@ -38,12 +38,21 @@ from scoring import (
 HERE = Path(__file__).resolve().parent
 
 
+def related_place(related: str) -> tuple[str, str, int | None]:
+    """(path, function, line) of a related span: `path::Class.method`, or `path::<module>:LINE`
+    for module-level code (the top-level statement holding LINE: a script's `__main__` block
+    that wraps the model or builds the scaler)."""
+    path, function = related.split("::", 1)
+    name, _, line = function.partition(":")
+    return path, name, int(line) if line else None
+
+
 def build_spans(root: Path, entries: list[Entry]) -> tuple[list[Span], list[str]]:
     """Spans of every entry that can be found in the work folder, and one line per one that cannot."""
     spans, problems = [], []
     for entry in entries:
         places = [(entry.path, entry.function, entry.line)]
-        places += [(*r.split("::", 1), None) for r in entry.related]
+        places += [related_place(r) for r in entry.related]
         for path, function, line in places:
             file = root / entry.checkout / path
             if path.endswith(".ipynb") and function == MODULE:

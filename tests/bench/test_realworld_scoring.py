@@ -219,6 +219,21 @@ def test_a_minified_notebook_loop_holds_the_lines_of_its_cells(tmp_path):
     assert spans[0].holds(f"{loop.checkout}/train.ipynb", 60)
 
 
+def test_a_related_span_may_name_a_scripts_top_level_statement_by_a_line(tmp_path):
+    """`related = ["train.py::<module>:LINE"]`: the script's top-level statement holding LINE
+    (its `__main__` block) is a span of the loop, as `<module>` with a line is for the loop."""
+    score = _load("score")
+    text = SOURCE + "\nif __name__ == '__main__':\n    Trainer().run_step(None)\n"
+    main = next(n for n, line in enumerate(text.splitlines(), 1) if line.startswith("if __name__"))
+    loop = entry("main", related=(f"train.py::<module>:{main + 1}",))
+    file = tmp_path / loop.checkout / "train.py"
+    file.parent.mkdir(parents=True)
+    file.write_text(text)
+    spans, problems = score.build_spans(tmp_path, [loop])
+    assert problems == []
+    assert [(s.start, s.end) for s in spans] == [(11, 14), (main, main + 1)]
+
+
 def test_the_report_lists_the_findings_outside_every_judged_loop():
     score_script = _load("score")
     entries = [entry("a", expected=["GL201"])]
