@@ -5076,30 +5076,28 @@ class BaseTask:
 """
 
 
+def lavis_package(root: str, package: str = "lavis", task: str = LAVIS_TASK) -> dict[str, str]:
+    """The files of a LAVIS-style package under `root`: a registry, a runner handing its lazily
+    DDP-wrapped model to `self.task.train_epoch(...)`, and the task."""
+    return {
+        f"{root}__init__.py": "",
+        f"{root}common/__init__.py": "",
+        f"{root}common/registry.py": "registry = {}\n",
+        f"{root}runners/__init__.py": "",
+        f"{root}runners/runner_base.py": LAVIS_RUNNER.format(pkg=package),
+        f"{root}tasks/__init__.py": "",
+        f"{root}tasks/base_task.py": task,
+    }
+
+
 @pytest.mark.parametrize("copied", [False, True])
 def test_a_vendored_copy_of_the_task_package_leaves_the_ddp_runner_known(workdir, gradlint, copied):
     """A LAVIS-style runner hands its lazily DDP-wrapped model to `self.task.train_epoch(...)`, a
     task from a registry; a repository that vendors a second copy of the same package (the same
     task code under another folder) still runs that code with the runner's DDP model."""
-    files = {
-        "lavis/__init__.py": "",
-        "lavis/common/__init__.py": "",
-        "lavis/common/registry.py": "registry = {}\n",
-        "lavis/runners/__init__.py": "",
-        "lavis/runners/runner_base.py": LAVIS_RUNNER.format(pkg="lavis"),
-        "lavis/tasks/__init__.py": "",
-        "lavis/tasks/base_task.py": LAVIS_TASK,
-    }
+    files = lavis_package("lavis/")
     if copied:
-        files.update({
-            "second_step/lavis/__init__.py": "",
-            "second_step/lavis/common/__init__.py": "",
-            "second_step/lavis/common/registry.py": "registry = {}\n",
-            "second_step/lavis/runners/__init__.py": "",
-            "second_step/lavis/runners/runner_base.py": LAVIS_RUNNER.format(pkg="lavis"),
-            "second_step/lavis/tasks/__init__.py": "",
-            "second_step/lavis/tasks/base_task.py": LAVIS_TASK,
-        })
+        files.update(lavis_package("second_step/lavis/"))
     project(workdir, files)
     run = gradlint("check", "--no-cache", "--format", "concise", ".")
     assert set(codes(run)) == {("base_task.py", "GL401"), ("base_task.py", "GL205")}, run  # no flush of the tail either
@@ -5176,21 +5174,10 @@ def test_each_task_package_takes_the_calls_of_its_own_runners(workdir, gradlint)
     runner's call fits one task of its own package, which gets the runner's DDP model; the
     DeepSpeed runner's call fits two tasks, and runs none of them for certain."""
     files = {
-        "lavis/__init__.py": "",
-        "lavis/common/__init__.py": "",
-        "lavis/common/registry.py": "registry = {}\n",
-        "lavis/runners/__init__.py": "",
-        "lavis/runners/runner_base.py": LAVIS_RUNNER.format(pkg="lavis"),
+        **lavis_package("lavis/"),
         "lavis/runners/deepspeed_runner.py": LAVIS_DEEPSPEED_RUNNER,
-        "lavis/tasks/__init__.py": "",
-        "lavis/tasks/base_task.py": LAVIS_TASK,
         "lavis/tasks/deepspeed_task.py": LAVIS_DEEPSPEED_TASK,
-        "lavis_lite/__init__.py": "",
-        "lavis_lite/common/__init__.py": "",
-        "lavis_lite/common/registry.py": "registry = {}\n",
-        "lavis_lite/runner.py": LAVIS_RUNNER.format(pkg="lavis_lite"),
-        "lavis_lite/tasks/__init__.py": "",
-        "lavis_lite/tasks/base_task.py": LAVIS_LITE_TASK,
+        **lavis_package("lavis_lite/", package="lavis_lite", task=LAVIS_LITE_TASK),
     }
     project(workdir, files)
     run = gradlint("check", "--no-cache", "--format", "concise", ".")
