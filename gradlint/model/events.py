@@ -1199,9 +1199,8 @@ def _ddp_lines(frame: Frame) -> DdpLines:
     # (line -> what it spells, whether that names a DDP model), each found in one pass over the
     # text; a line asks them in this order and stops at the first yes: the later questions may
     # mean finding a class's constructions.
-    uses = _used_as_objects(module, scope) if parameters else {}
     tests: list[tuple[dict[int, list[str]], Callable[[str], bool]]] = [
-        ({line: [name] for line in uses.get(name, ())}, ddp_parameter) for name in sorted(parameters)
+        (spelled_on(name, name), ddp_parameter) for name in sorted(parameters)
     ]
     self_called = self_calls() if mixin else {}
     if object_of_caller:
@@ -1214,32 +1213,6 @@ def _ddp_lines(frame: Frame) -> DdpLines:
         tests.append((self_called, combined_ddp))
         tests.append((self_arguments(), combined_ddp))  # `self._logprobs(self.model, x)`
     return DdpLines(tests)
-
-
-def _used_as_objects(module: "ModuleModel", scope: ast.AST) -> dict[str, set[int]]:
-    """Name -> the lines where the scope's code uses it as a model may be used: called
-    (`model(x)`), its attribute read (`model.no_sync()`, `model.module`), or handed to a function
-    or to a method of `self` (`train_step(model, batch)`), not to another object's method
-    (`x.to(device)`); found once per function."""
-
-    def compute() -> dict[str, set[int]]:
-        found: dict[str, set[int]] = {}
-        for node in ast.walk(scope):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                found.setdefault(node.value.id, set()).add(node.lineno)
-            elif isinstance(node, ast.Call):
-                func = node.func
-                if isinstance(func, ast.Name):
-                    found.setdefault(func.id, set()).add(node.lineno)
-                if isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and _is_self(func.value):
-                    for argument in [*node.args, *(k.value for k in node.keywords)]:
-                        if isinstance(argument, ast.Starred):
-                            argument = argument.value
-                        if isinstance(argument, ast.Name):
-                            found.setdefault(argument.id, set()).add(argument.lineno)
-        return found
-
-    return module.memo(("used as objects", id(scope)), compute)
 
 
 def _parameters_handed_in(frame: Frame) -> set[str]:
