@@ -30,11 +30,14 @@ def pinned_to_one_under_ddp(model: "ModuleModel", unit: ast.AST, ddp: str | None
         if stmt.lineno < unit.lineno and isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
         and classify_constructor(model.imports.qualname(stmt.value.func) or "") is Role.DDP_MODEL
     ]
+    asserts = [
+        stmt for stmt in ast.walk(scope)
+        if isinstance(stmt, ast.Assert) and stmt.lineno < unit.lineno and model.parents.scope_of(stmt) is scope
+    ]
     return bool(wraps) and any(
-        isinstance(stmt, ast.Assert) and stmt.lineno < unit.lineno
-        and ast.dump(_held_at_one(stmt.test) or ast.Pass()) in divisors
+        (count := _held_at_one(stmt.test)) is not None and ast.dump(count) in divisors
         and all(_branches(model, stmt) <= _branches(model, wrap) for wrap in wraps)
-        for stmt in ast.walk(scope)
+        for stmt in asserts
     )
 
 
