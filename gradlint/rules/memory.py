@@ -365,18 +365,25 @@ def _backpropagated(model: ModuleModel, total: str, scope: ast.AST) -> bool:
 
 def _reset_each_iteration(model: ModuleModel, loop: ast.stmt, stmt: ast.stmt, total: str) -> bool:
     """`total = 0` (or any fresh value) earlier in the iteration, in the sum's block or one
-    enclosing it inside the loop: the sum lives one iteration only."""
+    enclosing it inside the loop, or on every branch of an `if` there (`if not fertility: s =
+    cost(...) else: s = cost(..., out=out)`, then `s += fertility_cost`): the sum lives one
+    iteration only."""
     node: ast.AST | None = stmt
     while node is not None and node is not loop:
         block = model.parents.block.get(node, [])
         before = block[: block.index(node)] if node in block else []
-        if any(
-            isinstance(s, ast.Assign) and any(_written(t, total) for t in s.targets)
-            and not any(dotted(n) == _holder(total) for n in ast.walk(s.value))
-            for s in before
-        ):
+        if any(_sets_afresh(s, total) for s in before):
             return True
         node = model.parents.parent.get(node)
+    return False
+
+
+def _sets_afresh(stmt: ast.stmt, total: str) -> bool:
+    """The statement gives `total` a value not made from itself, on every path through it."""
+    if isinstance(stmt, ast.Assign):
+        return any(_written(t, total) for t in stmt.targets) and not any(dotted(n) == _holder(total) for n in ast.walk(stmt.value))
+    if isinstance(stmt, ast.If):
+        return bool(stmt.orelse) and all(any(_sets_afresh(s, total) for s in branch) for branch in (stmt.body, stmt.orelse))
     return False
 
 
@@ -386,9 +393,7 @@ def _later_reset(loop: ast.stmt, stmt: ast.stmt, total: str) -> ast.Assign | Non
     return next(
         (
             node for node in ast.walk(loop)
-            if isinstance(node, ast.Assign) and node.lineno > stmt.lineno
-            and any(_written(t, total) for t in node.targets)
-            and not any(dotted(n) == _holder(total) for n in ast.walk(node.value))
+            if isinstance(node, ast.Assign) and node.lineno > stmt.lineno and _sets_afresh(node, total)
         ),
         None,
     )
