@@ -1110,9 +1110,7 @@ def _ddp_lines(frame: Frame) -> DdpLines:
     answers: dict[tuple[str, str], bool] = {}  # each attribute's role asked once, where called
 
     def ddp_parameter(name: str) -> bool:
-        if ("parameter", name) not in answers:
-            answers["parameter", name] = role_in_frame(frame, ast.Name(name)) is Role.DDP_MODEL
-        return answers["parameter", name]
+        return role_in_frame(frame, ast.Name(name)) is Role.DDP_MODEL  # the frame keeps each name's role
 
     def constructed_ddp(attribute: str) -> bool:
         # `self.model(x)`, set in __init__ from what `Trainer(ddp_model, ...)` passes: asked only

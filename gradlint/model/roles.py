@@ -538,10 +538,7 @@ def _steps_without_gradients(model: "ModuleModel", cls: ast.ClassDef) -> bool:
 def _built_as_no_learning_rate_schedule(model: "ModuleModel", name: str) -> bool:
     """Every assignment of `name` builds a project class that schedules no learning rate (see
     `_schedules_no_learning_rate`): `self.temperature_scheduler.step()` steps a temperature."""
-    built = [
-        constructor(stmt.value) for stmt in model.statements
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and any(dotted(t) == name for t in stmt.targets)
-    ]
+    built = [constructor(call) for call in _calls_assigned_to(model, name)]
     return bool(built) and all(_schedules_no_learning_rate(model, call) for call in built)
 
 
@@ -549,11 +546,16 @@ def _built_as_pipeline_schedule(model: "ModuleModel", name: str) -> bool:
     """Every assignment of `name` builds a pipeline-parallel schedule (`build_pipeline_schedule(...)`,
     torch.distributed.pipelining's `ScheduleGPipe`): its `step(inputs)` runs the forward and
     backward of the micro-batches, no learning rate."""
-    built = [
+    built = _calls_assigned_to(model, name)
+    return bool(built) and all(_pipeline_schedule(model.imports.qualname(call.func) or dotted(call.func) or "") for call in built)
+
+
+def _calls_assigned_to(model: "ModuleModel", name: str) -> list[ast.Call]:
+    """The calls the module's `=` statements give `name` (`name = Builder(...)`)."""
+    return [
         stmt.value for stmt in model.statements
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and any(dotted(t) == name for t in stmt.targets)
     ]
-    return bool(built) and all(_pipeline_schedule(model.imports.qualname(call.func) or dotted(call.func) or "") for call in built)
 
 
 def _pipeline_schedule(qualname: str) -> bool:

@@ -167,8 +167,7 @@ class Values:
         """The value of the one plain assignment of `expr` that reaches `line`: the last one before
         it in the function, else the only one in the class's methods (`self.x`) or the module."""
         name = dotted(expr)
-        parents = self.model.parents
-        earlier = [s for s in self.model.scope(scope).before(name, line) if not parents.on_other_branch(s, line)]
+        earlier = self._reaching_assignments(name, scope, line)
         if earlier:
             return (_plain_value(earlier[-1], name), scope, earlier[-1].lineno)
         if name.startswith("self."):
@@ -188,6 +187,12 @@ class Values:
             return _plain_value(module_level[0], name), self.model.tree, module_level[0].lineno
         return None, scope, line
 
+    def _reaching_assignments(self, name: str, scope: ast.AST, line: int) -> list[ast.stmt]:
+        """The assignments of `name` in `scope` before `line` that can run before it (not on the
+        other side of an `if` holding `line`), in source order."""
+        parents = self.model.parents
+        return [s for s in self.model.scope(scope).before(name, line) if not parents.on_other_branch(s, line)]
+
     def _switched(self, expr: ast.expr, scope: ast.AST, line: int) -> bool:
         """The last assignment of `expr` before `line` runs on one branch of an `if` that `line`
         is not under, and another value (an earlier assignment, or the parameter) reaches `line`
@@ -195,7 +200,7 @@ class Values:
         probabilities or logits as the switch says, and `compare(a, b, train=True)` gets logits."""
         name = dotted(expr)
         parents = self.model.parents
-        earlier = [s for s in self.model.scope(scope).before(name, line) if not parents.on_other_branch(s, line)]
+        earlier = self._reaching_assignments(name, scope, line)
         if not earlier or len(earlier) == 1 and name not in parameter_names(scope):
             return False
         return any(
