@@ -575,6 +575,8 @@ class EventWalker:
                         # apex's FP16_Optimizer (fairseq's too): `optimizer.backward(loss)` scales
                         # the loss and backpropagates it into the fp16 model
                         self._backward(call, stmt, call.args[0], scaling_optimizer=name)
+                    elif (handed_loss := self._loss_handed_with_optimizer(call)) is not None:
+                        self._backward(call, stmt, handed_loss)
                     else:
                         self._backward(call, stmt, receiver)
                 return
@@ -753,6 +755,19 @@ class EventWalker:
             self._add(Kind.FRAMEWORK, call, stmt, target=optimizer, optimizer=optimizer)
             return
         self._add(Kind.STEP, call, stmt, target=optimizer, optimizer=optimizer)
+
+    def _loss_handed_with_optimizer(self, call: ast.Call) -> ast.expr | None:
+        """The loss a training object's `backward` is handed together with its optimizer
+        (ColossalAI's `booster.backward(loss=loss, optimizer=optimizer)`, `backward(loss,
+        optimizer)`): it backpropagates that loss as given. A tensor's backward takes neither a
+        `loss` keyword nor an optimizer (its second argument is `retain_graph`)."""
+        keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        if "loss" in keywords:
+            return keywords["loss"]
+        given = keywords.get("optimizer", call.args[1] if len(call.args) > 1 else None)
+        if call.args and given is not None and self._role(given) is Role.OPTIMIZER:
+            return call.args[0]
+        return None
 
     def _fabric(self, call: ast.Call, stmt: ast.stmt, method: str) -> None:
         """Lightning Fabric hands the loop back: `fabric.backward(loss)` is the backward (it
