@@ -1040,22 +1040,23 @@ def _is_weight_literal(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and type(expr.value) is float
 
 
-def _is_loss_weight(expr: ast.expr) -> bool:
+def _is_loss_weight(expr: ast.expr, one_of: bool = False) -> bool:
     """`args.kl_weight`, `self.hparams.ins_loss_ratio`, `lambda_gp`, the other term's share
     `(1 - alpha)`, a distillation temperature `T` (`kl * T * T`), one of a list of weights
-    (`w_loss[0]`, `cfg.loss_w[i]` for the i-th dataset's loss): a term's weight, not an
-    accumulation or normalizing quantity."""
+    (`w_loss[0]`, `weights[2]`, `cfg.loss_w[i]` for the i-th dataset's loss): a term's weight, not an
+    accumulation or normalizing quantity. `one_of`: the name holds several (`loss_weights[0]`),
+    so a plural names weights too; alone, `weights` is as likely their sum, a normalizer."""
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
         return _is_loss_weight(expr.right)
     if isinstance(expr, ast.Subscript) and (_is_int_literal(expr.slice) or isinstance(expr.slice, ast.Name)):
-        return _is_loss_weight(expr.value)
+        return _is_loss_weight(expr.value, one_of=True)
     name = dotted(expr) or _config_key(expr)
     if name is None:
         return False
     last = name.rsplit(".", 1)[-1]
     if last in TEMPERATURE_NAMES:
         return True
-    words = set(last.lower().split("_"))
+    words = {word.removesuffix("s") if one_of and word.removesuffix("s") in LOSS_WEIGHT_WORDS else word for word in last.lower().split("_")}
     # `all_weight`, `total_weight`: the weights summed, a normalizer, not one term's weight
     return bool(words & LOSS_WEIGHT_WORDS) and not words & WINDOW_TOTAL_WORDS and not any(word in last.lower() for word in NORMALIZER_WORDS)
 

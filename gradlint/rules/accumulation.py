@@ -68,6 +68,8 @@ class AccumulationWithoutLossScaling(Rule):
                 continue
             # the step on the backward's path (`scaler.step(opt)` under fp16, `opt.step()` else)
             step = next((e for e in steps if not e.exclusive_with(backward)), steps[0])
+            if any(accumulation.runs_every_micro_batch(z) and loop.restored_after(z, step) for z in loop.of(Kind.ZERO_GRAD)):
+                continue  # PGD's attack passes: each one's gradients cleared, a backup written back for the step
             if divides_learning_rate(model, step, accumulation.factor):
                 continue  # the optimizer's rate is divided by the window instead
             stepping = code(model, step) + taken

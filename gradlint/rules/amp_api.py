@@ -173,6 +173,8 @@ def _imports_of(model: ModuleModel, local: str) -> list[ast.stmt]:
 def _fix(model: ModuleModel, call: ast.Call, function: str) -> FixPlan | None:
     func = call.func
     if isinstance(func, ast.Attribute) and model.imports.qualname(func.value) == DEPRECATED and isinstance(func.value, ast.Attribute):
+        if not isinstance(func.value.value, ast.Attribute):
+            return None  # `cuda.amp.GradScaler()` after `from torch import cuda`: no name spells torch here
         # torch.cuda.amp.autocast(...) -> torch.autocast("cuda", ...): the call alone changes
         root = model.source(func.value.value.value)  # `torch` as the module spells it
         new_func = f"{root}.autocast" if function == "autocast" else f"{root}.amp.GradScaler"
