@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 MAX_DEPTH = 8
 DIVIDING_METHODS = frozenset({"div", "div_", "true_divide", "divide"})
 NORMALIZING_METHODS = DIVIDING_METHODS | {"mul", "mul_", "multiply"}
-PASS_THROUGH_METHODS = frozenset({"mean", "sum", "float", "double", "squeeze", "contiguous", "to", "clone", "reshape", "view"})
+PASS_THROUGH_METHODS = frozenset({
+    "mean", "sum", "float", "double", "squeeze", "unsqueeze", "contiguous", "to", "clone", "reshape", "view", "flatten", "gather",
+    "index_select",
+})
 MODEL_FORWARD = re.compile(r"model|net$|Net$|module|forward", re.IGNORECASE)
 RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|coder$|^F$|" + MODEL_FORWARD.pattern, re.IGNORECASE)
 # a loss object's own reduction (a mean over its batch) says nothing of the window: not read
@@ -167,6 +170,8 @@ class _Analysis:
                 if mixed is not None:  # `a * c + b * (1 - c)`: a mix of two terms, c and 1 - c their shares
                     return _all(*(self.expr(term, scope, line, depth + 1) for term in mixed))
                 return _all(self.expr(left, scope, line, depth + 1), self.expr(right, scope, line, depth + 1))
+            case ast.BinOp(op=ast.Pow(), left=base, right=ast.Constant(value=int() | float())):
+                return self.expr(base, scope, line, depth + 1)  # `(diff ** 2).mean()`: squared, not divided
             case ast.UnaryOp(operand=operand):
                 return self.expr(operand, scope, line, depth + 1)
             case ast.IfExp(test=test, body=body, orelse=orelse):
@@ -1013,23 +1018,36 @@ def _scaled_in_place(model: "ModuleModel", name: str, scope: ast.AST, after: int
 ERROR_OPERATORS = (ast.Sub, ast.Add, ast.Mult, ast.Pow)
 # `abs(d)`, `d.pow(2)`, `torch.square(d)`, and element-wise maps of the model's outputs
 # (`1 - scores.softmax(dim=1)[:, 0]`): none divides by anything beyond the micro-batch
+# taking some of a tensor's elements, or the same elements in another shape or type
+SELECTING_METHODS = frozenset({
+    "gather", "index_select", "squeeze", "unsqueeze", "view", "reshape", "flatten", "float", "double", "to", "detach", "contiguous",
+})
 ERROR_FUNCTIONS = frozenset({
     "abs", "pow", "square", "softmax", "log_softmax", "sigmoid", "logsigmoid", "log", "exp", "tanh", "relu", "softplus", "clamp",
 })
 
 
 def _elementwise_error(expr: ast.expr) -> bool:
-    """`(pred - y) ** 2`, `(pred - y).pow(2)`, `torch.abs(pred - y)`, `1 - p.softmax(1)[:, 0]`:
-    a difference of two tensors, mapped element-wise, with no division anywhere in it."""
+    """`(pred - y) ** 2`, `(pred - y).pow(2)`, `torch.abs(pred - y)`, `1 - p.softmax(1)[:, 0]`,
+    `(q_net(s).gather(1, a) - target) ** 2`: a difference of two tensors, mapped element-wise,
+    with no division anywhere in it (a model's forward or a selection of its outputs has none)."""
     nodes = list(ast.walk(expr))
     if not any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) for n in nodes):
         return False
     for node in nodes:
         if isinstance(node, ast.BinOp) and not isinstance(node.op, ERROR_OPERATORS):
             return False
-        if isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] not in ERROR_FUNCTIONS:
+        if isinstance(node, ast.Call) and not _maps_elements(node):
             return False
     return True
+
+
+def _maps_elements(call: ast.Call) -> bool:
+    """An element-wise function, a selection or reshaping of a tensor, or a model's forward."""
+    called = (dotted(call.func) or "").rsplit(".", 1)[-1]
+    if called in ERROR_FUNCTIONS or (isinstance(call.func, ast.Attribute) and called in SELECTING_METHODS):
+        return True
+    return isinstance(call.func, ast.Name) and MODEL_FORWARD.search(called) is not None and CRITERION.search(called) is None
 
 
 def _is_weight_literal(expr: ast.expr) -> bool:
