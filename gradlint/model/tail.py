@@ -686,13 +686,24 @@ def _progress_bar(model: "ModuleModel", loop: ast.For) -> ast.expr | None:
     block = model.parents.block.get(loop, [])
     assigned = model.scope(model.parents.scope_of(loop)).assignments.get(loop.iter.id, ())
     earlier = block[: block.index(loop)] if loop in block else []
-    if len(assigned) != 1 or assigned[0] not in earlier or not isinstance(assigned[0], ast.Assign):
+    # `pbar = enumerate(loader)`, then `pbar = tqdm(pbar, total=nb)` on the main process: the
+    # bar wraps the enumeration, its length the same
+    rewraps = [a for a in assigned[1:] if _rewraps(a, loop.iter.id) and a.lineno < loop.lineno]
+    if len(assigned) != 1 + len(rewraps) or assigned[0] not in earlier or not isinstance(assigned[0], ast.Assign):
         return None
     value = assigned[0].value
     if isinstance(value, ast.IfExp):  # `tqdm(enumerate(loader)) if rank == 0 else enumerate(loader)`
         shown, plain = _unwrap_progress(value.body), _unwrap_progress(value.orelse)
         return shown if ast.dump(shown) == ast.dump(plain) else None
     return value if _unwrap_progress(value) is not value or _called_enumerate(value) else None
+
+
+def _rewraps(stmt: ast.stmt, name: str) -> bool:
+    """`name = tqdm(name, ...)`: a progress bar put around the name's own earlier value."""
+    if not isinstance(stmt, ast.Assign):
+        return False
+    inner = _unwrap_progress(stmt.value)
+    return inner is not stmt.value and isinstance(inner, ast.Name) and inner.id == name
 
 
 def _passed_through(model: "ModuleModel", loop: ast.For, expr: ast.expr) -> ast.expr:
