@@ -442,13 +442,17 @@ def _project_factory(module: "ModuleModel", value: ast.expr | None) -> bool:
 def _common_method(classes: list[tuple["ModuleModel", ast.ClassDef]], name: str) -> Callee | None:
     """The method `name` an instance of any of `classes` runs: the class's own when there is one
     class; for several (a registry's trainers), the one they all inherit, seen from the class
-    defining it (each subclass's overrides of what it calls on `self` are unknown)."""
+    defining it (each subclass's overrides of what it calls on `self` are unknown); or the one
+    class's that has it, where the others have none (`attacker.restore_grad()` with the attacker
+    an `FGM` or a `PGD`: on an `FGM` the call could not run)."""
     distinct = list({id(found[1]): found for found in classes}.values())
     if len(distinct) == 1:
         return find_method(*distinct[0], name)
-    methods = [find_method(owner_module, cls, name) for owner_module, cls in distinct]
-    if not methods or any(m is None for m in methods) or len({id(m.function) for m in methods}) != 1:
+    methods = [m for owner_module, cls in distinct if (m := find_method(owner_module, cls, name)) is not None]
+    if not methods or len({id(m.function) for m in methods}) != 1:
         return None
+    if len(methods) < len(distinct):
+        return methods[0]
     first = methods[0]
     return Callee(first.module, first.function, first.module.parents.enclosing_class(first.function))
 
