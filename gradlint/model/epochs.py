@@ -113,8 +113,23 @@ def _early_in_epoch(model: "ModuleModel", outer: ast.stmt, holder: ast.stmt) -> 
             if role in (Role.OPTIMIZER, Role.SCALER):
                 return []  # something steps first: the scheduler may well be meant for it
             if role is Role.SCHEDULER and not node.args and not node.keywords and not own_schedule(model, node.func.value, context):
-                found.append(EarlySchedulerStep(node, stmt, holder))
+                if not _rewound_by_one(model, node.func.value, context):
+                    found.append(EarlySchedulerStep(node, stmt, holder))
     return found
+
+
+def _rewound_by_one(model: "ModuleModel", scheduler: ast.expr, context: CallContext) -> bool:
+    """`scheduler.last_epoch = start_epoch - 1` in the function or (for `self.scheduler`) in its
+    class: the count is set one behind on purpose, so the step at an epoch's start brings it to
+    that epoch's rate (ultralytics' trainers)."""
+    name = dotted(scheduler)
+    where = context.cls if name is not None and name.startswith("self.") and context.cls is not None else context.scope
+    return name is not None and any(
+        isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.Sub)
+        and isinstance(node.value.right, ast.Constant) and node.value.right.value == 1
+        and any(isinstance(t, ast.Attribute) and t.attr == "last_epoch" and dotted(t.value) == name for t in node.targets)
+        for node in ast.walk(where)
+    )
 
 
 def skips_first_epoch(event) -> bool:
