@@ -212,10 +212,12 @@ def _at_start_of_function(model: "ModuleModel", loop: "TrainingLoop", function: 
     ]
 
 
-def _before_call_in_epoch(model: "ModuleModel", function: ast.AST) -> list[EarlySchedulerStep]:
+def _before_call_in_epoch(model: "ModuleModel", function: ast.AST, hops: int = 2) -> list[EarlySchedulerStep]:
     """`for epoch ...: scheduler.step(); train(model, loader, optimizer)`: an epoch loop of
-    this module stepping a scheduler before it calls the function holding the batch loop
-    (callers in other modules are left alone: the step would be reported there)."""
+    this module stepping a scheduler before it calls the function holding the batch loop,
+    directly or through a function that calls it outside any loop (`loop` -> `self.train()`
+    -> `self.train_iteration()`); callers in other modules are left alone: the step would be
+    reported there."""
     found = []
     for call, context in callers(model, function):
         if context.module is not model or context.statement is None or not _may_step(model, function, call):
@@ -224,6 +226,8 @@ def _before_call_in_epoch(model: "ModuleModel", function: ast.AST) -> list[Early
         index = next((i for i, s in enumerate(chain[1:], 1) if isinstance(s, LOOPS)), None)
         if index is not None:
             found += _early_in_epoch(model, chain[index], chain[index - 1])
+        elif hops > 1 and isinstance(context.scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and context.scope is not function:
+            found += _before_call_in_epoch(model, context.scope, hops - 1)
     return found
 
 
