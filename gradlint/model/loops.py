@@ -534,11 +534,13 @@ class TrainingLoop:
             constructed = constructed_with(self.model, cls, name[5:])
             if constructed:  # `Worker(model, ...)` everywhere, leaving `gradient_accumulate_every=1`
                 return all(isinstance(v, ast.Constant) and v.value == 1 for v in constructed)
-        values = [
-            getattr(stmt, "value", None)
-            for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
+        assignments = [
+            stmt for scope in {id(s): s for s in (self.scope, self.model.tree)}.values()
             for stmt in self.model.scope(scope).assignments.get(name, ())
         ]
+        if isinstance(factor, ast.Attribute) and assignments and all(self._on_a_branch(stmt) for stmt in assignments):
+            return False  # `if args.smoke_test: args.grad_accum = 1`: the option keeps its own value otherwise
+        values = [getattr(stmt, "value", None) for stmt in assignments]
         owner = dotted(factor.value) if isinstance(factor, ast.Attribute) else None
         if not values and owner not in (None, "self") and owner in parameter_names(self.scope):
             # `state.accumulate_grad_batches` of a settings object every caller hands over
@@ -546,6 +548,13 @@ class TrainingLoop:
         if not values and isinstance(factor, ast.Attribute):
             values = self._config_default(factor)
         return bool(values) and all(isinstance(v, ast.Constant) and v.value == 1 for v in values)
+
+    def _on_a_branch(self, stmt: ast.stmt) -> bool:
+        """The statement runs only on one branch of an `if` that does not hold the loop."""
+        return any(
+            isinstance(node, ast.If) and not (node.lineno <= self.node.lineno <= node.end_lineno)
+            for node in self.model.parents.chain(stmt)[1:]
+        )
 
     def _passed_one(self, factor: ast.expr) -> bool:
         """A window parameter every caller passes 1 for: the literal, or the field of a settings
