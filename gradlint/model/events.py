@@ -947,6 +947,9 @@ class EventWalker:
             return self._entry_name(expr)
         while name is not None and frame.caller is not None:
             head, _, rest = name.partition(".")
+            if head not in frame.arguments:
+                # `for optim in optimizer: scaler.step(optim)`: each of what the caller handed in
+                head = _iterated_parameter(frame, head) or head
             argument = frame.arguments.get(head)
             outer = dotted(argument) if argument is not None else None
             if outer is None:
@@ -1112,6 +1115,22 @@ class DdpLines:
         if number not in self.answers:
             self.answers[number] = any(ask(name) for spelled, ask in self.tests for name in spelled.get(number, ()))
         return self.answers[number]
+
+
+def _iterated_parameter(frame: Frame, name: str) -> str | None:
+    """The parameter a helper's `for name in <parameter>:` loop runs over, when `name` is bound
+    by such loops only (a helper stepping `optimizer` or, handed a list, each of its entries)."""
+    def compute() -> dict[str, str | None]:
+        found: dict[str, str | None] = {}
+        for node in ast.walk(frame.scope):
+            if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Name):
+                target, over = node.target.id, node.iter.id
+                found[target] = over if found.get(target, over) == over else None
+        return found
+
+    iterated = frame.module.memo(("iterated parameters", id(frame.scope)), compute).get(name)
+    bound = frame.module.scope(frame.scope).assignments.get(name, ())
+    return iterated if iterated in frame.arguments and all(isinstance(b, (ast.For, ast.AsyncFor)) for b in bound) else None
 
 
 def _ddp_lines(frame: Frame) -> DdpLines:

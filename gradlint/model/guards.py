@@ -404,10 +404,12 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
 
 
 def _remainder(expr: ast.expr, resolve: Resolver) -> ast.expr:
-    """A name holding a window's remainder (`pending = (i + 1) % N`, then `if pending == 0:`)
-    stands for it in an equality test; anything else is itself (a resume's `skipped > 0`, set
+    """A name holding a window's remainder (`pending = (i + 1) % N`, then `if pending == 0:`),
+    or the remainder made an integer, stands for it in an equality test; anything else is itself (a resume's `skipped > 0`, set
     from `step % steps_per_epoch`, counts down, and is no window; a state object's counter kept
     modulo the window is read as written, `state.acc_step == 0`)."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "int" and len(expr.args) == 1 and not expr.keywords:
+        expr = expr.args[0]  # `int(total_steps % (N // world_size)) == 0`: the remainder as an integer
     value = resolve(expr.id) if isinstance(expr, ast.Name) else None
     return value if value is not None and _is_modulo(value) else expr
 
