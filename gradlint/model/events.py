@@ -1644,6 +1644,23 @@ def _reads_grad(expr: ast.expr, besides: str | None) -> bool:
     )
 
 
+def made_from_gradients(module: "ModuleModel", scope: ast.AST, expr: ast.expr, depth: int = 0) -> bool:
+    """The value reads `.grad`, itself or through the names it is made of in `scope` (a
+    hand-written all-reduce's `param.grad = grad.reshape(...)` over the flattened gradients):
+    the gradients transformed, not a gradient computed apart from them."""
+    if _reads_grad(expr, besides=None):
+        return True
+    if depth > 3:
+        return False
+    table = module.scope(scope).assignments
+    for name in {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}:
+        for stmt in table.get(name, ()):
+            source = stmt.iter if isinstance(stmt, (ast.For, ast.AsyncFor)) else getattr(stmt, "value", None)
+            if source is not None and made_from_gradients(module, scope, source, depth + 1):
+                return True
+    return False
+
+
 def _computed_gradient(expr: ast.expr) -> bool:
     """A tensor computed by hand for `.grad` (`chunk.clone()`, a projected gradient): not None, not
     a fresh zero tensor (`torch.zeros_like(p)`, which clears)."""

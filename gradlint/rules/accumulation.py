@@ -7,7 +7,7 @@ from typing import Iterator
 
 from gradlint.fixplan import FixPlan, MoveStatement, RemoveStatement, ReplaceExpression
 from gradlint.model import Kind, ModuleModel
-from gradlint.model.events import STEPS
+from gradlint.model.events import STEPS, made_from_gradients
 from gradlint.model.guards import negated_source
 from gradlint.model.learning_rates import divides_learning_rate
 from gradlint.model.loops import counted_between
@@ -70,6 +70,8 @@ class AccumulationWithoutLossScaling(Rule):
             step = next((e for e in steps if not e.exclusive_with(backward)), steps[0])
             if any(accumulation.runs_every_micro_batch(z) and loop.restored_after(z, step) for z in loop.of(Kind.ZERO_GRAD)):
                 continue  # PGD's attack passes: each one's gradients cleared, a backup written back for the step
+            if _overwritten_for_the_step(loop, accumulation, backward, step):
+                continue  # PCGrad, GradDrop: the step reads a gradient combined by hand, not the window's sum
             if divides_learning_rate(model, step, accumulation.factor):
                 continue  # the optimizer's rate is divided by the window instead
             stepping = code(model, step) + taken
@@ -106,6 +108,18 @@ class AccumulationWithoutLossScaling(Rule):
         if accumulation.counts_a_generator(model, loop.scope):
             return None  # `len(self._iter_micro_batches(batch))`: a generator has no length
         return _divide_loss(model, backward, factor)
+
+
+def _overwritten_for_the_step(loop, accumulation, backward, step) -> bool:
+    """`param.grad = combined.clone()` once per window, after its backwards and before the step
+    (a multi-task gradient surgery over each task's backward): what the step applies is
+    written by hand, so no sum of the backwards reaches it."""
+    return any(
+        isinstance(e.node, ast.Assign) and backward.order < e.order < step.order
+        and not accumulation.runs_every_micro_batch(e) and not e.exclusive_with(step)
+        and not made_from_gradients(e.module or loop.model, e.scope, e.node.value)  # an all-reduce by hand keeps the sum
+        for e in loop.of(Kind.GRAD_WRITE)
+    )
 
 
 def _accumulated_by_hand(model: ModuleModel, unit):
