@@ -1039,6 +1039,8 @@ def _kept_by_callers(frame: Frame, parameter: str, attribute: str) -> str | None
         given = arguments.get(parameter)
         if given is None:
             return None
+        if not isinstance(given, ast.Call) and dotted(given) is None:
+            return None  # `model_ema=None`, a literal: built from nothing the unit also gets
         value = given if isinstance(given, ast.Call) else context.module.values.reaching_value(given, context.scope, call.lineno)[0]
         passed = dotted(_constructor_argument(context.module, value, attribute) or ast.Constant(None))
         same = [p for p, argument in arguments.items() if passed is not None and dotted(argument) == passed]
