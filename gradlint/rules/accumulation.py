@@ -68,7 +68,10 @@ class AccumulationWithoutLossScaling(Rule):
                 continue
             # the step on the backward's path (`scaler.step(opt)` under fp16, `opt.step()` else)
             step = next((e for e in steps if not e.exclusive_with(backward)), steps[0])
-            if any(accumulation.runs_every_micro_batch(z) and loop.restored_after(z, step) for z in loop.of(Kind.ZERO_GRAD)):
+            if any(
+                accumulation.runs_every_micro_batch(z) and not z.exclusive_with(backward) and loop.restored_after(z, step)
+                for z in loop.of(Kind.ZERO_GRAD)
+            ):
                 continue  # PGD's attack passes: each one's gradients cleared, a backup written back for the step
             if _overwritten_for_the_step(loop, accumulation, backward, step):
                 continue  # PCGrad, GradDrop: the step reads a gradient combined by hand, not the window's sum
