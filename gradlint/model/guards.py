@@ -615,8 +615,8 @@ def _only_when_empty(test: ast.expr) -> bool:
 
 
 def _counted_to(test: ast.expr, counters: frozenset[str]) -> bool:
-    """`i + 1 == max_steps` (`i == n - 1`) on the window's own counter, against a count that is
-    no literal: a step where the loop reaches a cap of its batches, taken as ending the epoch's
+    """`i + 1 == max_steps` (`i == n - 1`, `cnt == int(total / batch_size)`) on the window's own
+    counter, against a count that is no literal: a step where the loop reaches a cap of its batches, taken as ending the epoch's
     last window (whether the loop stops there is the rest of the code's to say)."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return False
@@ -625,7 +625,11 @@ def _counted_to(test: ast.expr, counters: frozenset[str]) -> bool:
         left = left.left  # `i + 1`
     if isinstance(right, ast.BinOp) and isinstance(right.op, ast.Sub) and isinstance(right.right, ast.Constant):
         right = right.left  # `n - 1`
-    return dotted(left) in counters and not isinstance(right, ast.Constant) and dotted(right) is not None
+    # `n` a name, or a count computed from names (`int(cfg.pos_count / cfg.batch_size)`)
+    names_a_count = dotted(right) is not None or (
+        isinstance(right, (ast.Call, ast.BinOp)) and any(isinstance(n, (ast.Name, ast.Attribute)) for n in ast.walk(right))
+    )
+    return dotted(left) in counters and not isinstance(right, ast.Constant) and names_a_count
 
 
 def _first_micro_batch(test: ast.expr, counters: frozenset[str]) -> bool:
