@@ -1065,6 +1065,13 @@ def _micro_batch_count(loop: ast.stmt) -> ast.expr | None:
     return None
 
 
+def _steps_in_own_body(events: list[Event]) -> bool:
+    """The loop's own code, its inner training loops left out, backpropagates and steps an
+    optimizer (not in a helper it calls)."""
+    own = [e for e in events if not e.inlined]
+    return any(e.kind is Kind.BACKWARD for e in own) and any(e.kind in (Kind.STEP, Kind.SCALER_STEP) for e in own)
+
+
 def _is_data_loader(iterable: ast.expr) -> bool:
     """`loader`, `self.train_loader`, `tqdm(data_loader)`: a name of a data loader (maybe wrapped)."""
     while isinstance(iterable, ast.Call) and iterable.args:
@@ -1098,7 +1105,10 @@ def find_training_loops(model: "ModuleModel") -> list[TrainingLoop]:
                 # its own loops that train are units, candidates or not: one calling a callable
                 # object made beside it (`loss_scaler(loss, optimizer, ...)`) names no helper
                 pending.extend(n for n in own_loops if id(n) in inner and id(n) not in walked)
-                continue
+                if isinstance(node, FUNCTIONS) or not _steps_in_own_body(events):
+                    continue
+                # a WGAN's batch loop: the critic trains in its inner loop, the generator in the
+                # batch loop's own body, a training loop of its own
             if not _trains(events):
                 continue
         units.append(TrainingLoop(model, node, events))
