@@ -259,8 +259,13 @@ def _cleared_before_the_last_backward(model, loop, accumulation, steps):
             continue  # (a helper's clear is spelled with its own names: which optimizer it clears is not read)
         if counted_between(model, zero.boundary_guard, accumulation.guard):
             continue  # the count moved on between the two tests: the clear opens the next window
-        stepped = [s for s in steps if accumulation.on_the_steps_micro_batch(s) and s.optimizer in (zero.optimizer, zero.target)]
-        if stepped and any(zero.order < b.order < stepped[-1].order for b in backwards):
+        # on the clear's own path: `if helper: helper(loss, opt, update_grad=...); zero_grad()`
+        # beside `else: loss.backward(); ...; opt.step()` never clears before the other arm's backward
+        stepped = [
+            s for s in steps
+            if accumulation.on_the_steps_micro_batch(s) and s.optimizer in (zero.optimizer, zero.target) and not s.exclusive_with(zero)
+        ]
+        if stepped and any(zero.order < b.order < stepped[-1].order and not b.exclusive_with(zero) for b in backwards):
             yield zero, stepped[-1]
 
 
