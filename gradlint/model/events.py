@@ -1126,17 +1126,13 @@ class DdpLines:
 def _iterated_parameter(frame: Frame, name: str) -> str | None:
     """The parameter a helper's `for name in <parameter>:` loop runs over, when `name` is bound
     by such loops only (a helper stepping `optimizer` or, handed a list, each of its entries)."""
-    def compute() -> dict[str, str | None]:
-        found: dict[str, str | None] = {}
-        for node in ast.walk(frame.scope):
-            if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Name):
-                target, over = node.target.id, node.iter.id
-                found[target] = over if found.get(target, over) == over else None
-        return found
-
-    iterated = frame.module.memo(("iterated parameters", id(frame.scope)), compute).get(name)
     bound = frame.module.scope(frame.scope).assignments.get(name, ())
-    return iterated if iterated in frame.arguments and all(isinstance(b, (ast.For, ast.AsyncFor)) for b in bound) else None
+    if not bound or not all(
+        isinstance(b, (ast.For, ast.AsyncFor)) and isinstance(b.target, ast.Name) and isinstance(b.iter, ast.Name) for b in bound
+    ):
+        return None
+    iterated = {b.iter.id for b in bound}
+    return iterated.pop() if len(iterated) == 1 and next(iter(iterated)) in frame.arguments else None
 
 
 def _ddp_lines(frame: Frame) -> DdpLines:
