@@ -264,7 +264,7 @@ def _hand_counter(model: "ModuleModel", loop: ast.For, counter: str, test: ast.s
     ranged = isinstance(source, ast.Call) and dotted(source.func) == "range" and _pass_of_epoch_loop(model, loop)
     if (dotted(source) is None and not ranged) or _endless(model, loop, source):
         return None
-    resets = _set_before(model, loop, counter)
+    resets = _set_before(model, loop, counter) or _reset_after_each_pass(model, loop, counter)
     if not resets and (_counts_across_epochs(model, loop, counter) or _counts_across_calls(model, loop, counter)):
         # set before the epoch loop and counted up here only: where an epoch starts in a window
         # is not known, the window straddles epochs unless the gradients are cleared between them
@@ -339,6 +339,23 @@ def _counts_down(loop: ast.For, counter: str, reset: ast.stmt, test: ast.stmt) -
         if isinstance(n, ast.Assign) and ast.dump(n.value) == window and any(n is m for m in ast.walk(test))
     ]
     return len(downs) == 1 and len(set_back) == 1 and len(assignments) == 2
+
+
+def _reset_after_each_pass(model: "ModuleModel", loop: ast.For, counter: str) -> list[ast.stmt]:
+    """`nb_tr_steps = 0` before the epoch loop and again after the batch loop in the epoch's
+    body (CodeXGLUE's `if args.do_eval: ...; nb_tr_examples, nb_tr_steps = 0, 0`): the count
+    starts afresh with each pass, as if set just before it; the resets after the loop, when the
+    integer is the one set before the epoch loop."""
+    outer = next((n for n in model.parents.ancestors(loop) if isinstance(n, (ast.For, ast.While))), None)
+    if outer is None or model.parents.block.get(loop) is not outer.body:
+        return []
+    before = _set_before(model, outer, counter)
+    start = _int_assigned(before[-1], counter) if before else None
+    after = [
+        n for stmt in outer.body[outer.body.index(loop) + 1:] for n in ast.walk(stmt)
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and counter in _assigned_names(n)
+    ]
+    return after if start is not None and after and all(_int_assigned(n, counter) == start for n in after) else []
 
 
 def _counts_across_epochs(model: "ModuleModel", loop: ast.For, counter: str) -> bool:
