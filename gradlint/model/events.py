@@ -828,12 +828,11 @@ class EventWalker:
         for target in targets:
             if not _is_grad(target):
                 continue
-            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, (ast.Add, ast.Sub)) and any(_stored(n) for n in ast.walk(stmt.value)):
+            if isinstance(stmt, ast.AugAssign):
                 # `m.alpha.grad.data += (reward_j - baseline) * grad_buffer[j][idx]`: a gradient
                 # written from kept ones (REINFORCE over sampled paths), read by the step
-                self._add(Kind.GRAD_WRITE, stmt, stmt)
-            elif isinstance(stmt, ast.AugAssign):
-                self._add(Kind.GRAD_RESCALE, stmt, stmt)
+                adds_kept = isinstance(stmt.op, (ast.Add, ast.Sub)) and any(_stored(n) for n in ast.walk(stmt.value))
+                self._add(Kind.GRAD_WRITE if adds_kept else Kind.GRAD_RESCALE, stmt, stmt)
             elif isinstance(stmt, ast.Assign) and _reads_grad(stmt.value, besides=dotted(target)):
                 self._add(Kind.GRAD_COPY, stmt, stmt)
             elif (

@@ -405,11 +405,12 @@ def _boundary(test: ast.expr, resolve: Resolver, depth: int) -> tuple[bool, Boun
 
 def _remainder(expr: ast.expr, resolve: Resolver) -> ast.expr:
     """A name holding a window's remainder (`pending = (i + 1) % N`, then `if pending == 0:`),
-    or the remainder made an integer, stands for it in an equality test; anything else is itself (a resume's `skipped > 0`, set
-    from `step % steps_per_epoch`, counts down, and is no window; a state object's counter kept
-    modulo the window is read as written, `state.acc_step == 0`)."""
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "int" and len(expr.args) == 1 and not expr.keywords:
-        expr = expr.args[0]  # `int(total_steps % (N // world_size)) == 0`: the remainder as an integer
+    or the remainder made an integer (`int(total % (N // world_size)) == 0`), stands for it in an
+    equality test; anything else is itself (a resume's `skipped > 0`, set from `step %
+    steps_per_epoch`, counts down, and is no window; a state object's counter kept modulo the
+    window is read as written, `state.acc_step == 0`)."""
+    if isinstance(expr, ast.Call) and dotted(expr.func) == "int" and len(expr.args) == 1 and not expr.keywords:
+        expr = expr.args[0]
     value = resolve(expr.id) if isinstance(expr, ast.Name) else None
     return value if value is not None and _is_modulo(value) else expr
 
@@ -616,8 +617,9 @@ def _only_when_empty(test: ast.expr) -> bool:
 
 def _counted_to(test: ast.expr, counters: frozenset[str]) -> bool:
     """`i + 1 == max_steps` (`i == n - 1`, `cnt == int(total / batch_size)`) on the window's own
-    counter, against a count that is no literal: a step where the loop reaches a cap of its batches, taken as ending the epoch's
-    last window (whether the loop stops there is the rest of the code's to say)."""
+    counter, against a count that is no literal: a step where the loop reaches a cap of its
+    batches, taken as ending the epoch's last window (whether the loop stops there is the rest of
+    the code's to say)."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return False
     left, right = test.left, test.comparators[0]

@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 MAX_DEPTH = 8
 DIVIDING_METHODS = frozenset({"div", "div_", "true_divide", "divide"})
 NORMALIZING_METHODS = DIVIDING_METHODS | {"mul", "mul_", "multiply"}
-PASS_THROUGH_METHODS = frozenset({
-    "mean", "sum", "float", "double", "squeeze", "unsqueeze", "contiguous", "to", "clone", "reshape", "view", "flatten", "gather",
-    "index_select",
+# taking some of a tensor's elements, or the same elements in another shape or type
+SELECTING_METHODS = frozenset({
+    "float", "double", "squeeze", "unsqueeze", "contiguous", "to", "clone", "reshape", "view", "flatten", "gather", "index_select",
 })
+PASS_THROUGH_METHODS = SELECTING_METHODS | {"mean", "sum"}
 MODEL_FORWARD = re.compile(r"model|net$|Net$|module|forward", re.IGNORECASE)
 RAW_LOSS_CALLEE = re.compile(r"crit|loss_f|lossf|Loss$|coder$|^F$|" + MODEL_FORWARD.pattern, re.IGNORECASE)
 # a loss object's own reduction (a mean over its batch) says nothing of the window: not read
@@ -1018,10 +1019,6 @@ def _scaled_in_place(model: "ModuleModel", name: str, scope: ast.AST, after: int
 ERROR_OPERATORS = (ast.Sub, ast.Add, ast.Mult, ast.Pow)
 # `abs(d)`, `d.pow(2)`, `torch.square(d)`, and element-wise maps of the model's outputs
 # (`1 - scores.softmax(dim=1)[:, 0]`): none divides by anything beyond the micro-batch
-# taking some of a tensor's elements, or the same elements in another shape or type
-SELECTING_METHODS = frozenset({
-    "gather", "index_select", "squeeze", "unsqueeze", "view", "reshape", "flatten", "float", "double", "to", "detach", "contiguous",
-})
 ERROR_FUNCTIONS = frozenset({
     "abs", "pow", "square", "softmax", "log_softmax", "sigmoid", "logsigmoid", "log", "exp", "tanh", "relu", "softplus", "clamp",
 })
@@ -1045,7 +1042,7 @@ def _elementwise_error(expr: ast.expr) -> bool:
 def _maps_elements(call: ast.Call) -> bool:
     """An element-wise function, a selection or reshaping of a tensor, or a model's forward."""
     called = (dotted(call.func) or "").rsplit(".", 1)[-1]
-    if called in ERROR_FUNCTIONS or (isinstance(call.func, ast.Attribute) and called in SELECTING_METHODS):
+    if called in ERROR_FUNCTIONS or (isinstance(call.func, ast.Attribute) and (called in SELECTING_METHODS or called == "detach")):
         return True
     return isinstance(call.func, ast.Name) and MODEL_FORWARD.search(called) is not None and CRITERION.search(called) is None
 
@@ -1061,8 +1058,8 @@ def _is_weight_literal(expr: ast.expr) -> bool:
 def _is_loss_weight(expr: ast.expr, one_of: bool = False) -> bool:
     """`args.kl_weight`, `self.hparams.ins_loss_ratio`, `lambda_gp`, the other term's share
     `(1 - alpha)`, a distillation temperature `T` (`kl * T * T`), one of a list of weights
-    (`w_loss[0]`, `weights[2]`, `cfg.loss_w[i]` for the i-th dataset's loss): a term's weight, not an
-    accumulation or normalizing quantity. `one_of`: the name holds several (`loss_weights[0]`),
+    (`w_loss[0]`, `weights[2]`, `cfg.loss_w[i]` for the i-th dataset's loss): a term's weight,
+    not an accumulation or normalizing quantity. `one_of`: the name holds several (`loss_weights[0]`),
     so a plural names weights too; alone, `weights` is as likely their sum, a normalizer."""
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
         return _is_loss_weight(expr.right)
@@ -1074,7 +1071,10 @@ def _is_loss_weight(expr: ast.expr, one_of: bool = False) -> bool:
     last = name.rsplit(".", 1)[-1]
     if last in TEMPERATURE_NAMES:
         return True
-    words = {word.removesuffix("s") if one_of and word.removesuffix("s") in LOSS_WEIGHT_WORDS else word for word in last.lower().split("_")}
+    words = {
+        singular if one_of and (singular := word.removesuffix("s")) in LOSS_WEIGHT_WORDS else word
+        for word in last.lower().split("_")
+    }
     # `all_weight`, `total_weight`: the weights summed, a normalizer, not one term's weight
     return bool(words & LOSS_WEIGHT_WORDS) and not words & WINDOW_TOTAL_WORDS and not any(word in last.lower() for word in NORMALIZER_WORDS)
 
